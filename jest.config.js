@@ -1,0 +1,10 @@
+/** Jest runs the TypeScript sources directly through SWC (no type checking: `npm run typecheck` does that). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  testTimeout: 30000,
+};
