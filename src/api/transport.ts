@@ -1,0 +1,155 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { inspect } from 'node:util';
+import { z } from 'zod';
+import { ResearchApiError } from './errors';
+
+/** Settings of a client of the research service. */
+export const clientOptions = z.object({
+  apiKey: z.string().min(1, 'is required'),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' }),
+  timeoutMs: z.int().positive().default(60_000),
+  userAgent: z.string().default('research-pipelines'),
+});
+/** Options of `new ResearchClient(...)`; `dispatcher` is any undici dispatcher (a `MockAgent` in tests). */
+export type ResearchClientOptions = z.input<typeof clientOptions> & { dispatcher?: Dispatcher };
+
+/** Per-call options: a signal to abandon the call (an activity's cancellation) and a timeout override. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** One call: the request body is checked by `requestSchema` before anything is sent. */
+export interface CallSpec<Schema extends z.ZodType> {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  requestSchema?: z.ZodType;
+  responseSchema: Schema;
+}
+
+/** A successful raw response: status, headers and the still-unread body. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** HTTP transport of the client: one attempt per call, keep-alive, key in `X-API-Key`, errors classified. */
+export class Transport {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly #apiKey: string;
+  readonly #userAgent: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(options: ResearchClientOptions) {
+    const parsed = clientOptions.safeParse(options);
+    if (!parsed.success) throw ResearchApiError.invalidRequest({ method: 'NEW', path: 'ResearchClient', error: parsed.error });
+    this.baseUrl = parsed.data.baseUrl.replace(/\/+$/, '');
+    this.timeoutMs = parsed.data.timeoutMs;
+    this.#apiKey = parsed.data.apiKey;
+    this.#userAgent = parsed.data.userAgent;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
+  }
+
+  /** Sends one JSON call and returns its parsed body; `partial` is true for a 206. */
+  async json<Schema extends z.ZodType>(spec: CallSpec<Schema>, options: CallOptions = {}): Promise<{ data: z.output<Schema>; partial: boolean }> {
+    const body = this.#validate(spec);
+    const target = { method: spec.method, path: this.pathOf(spec.path) };
+    const response = await this.send(spec.method, spec.path, { query: spec.query, body, options });
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (cause) {
+      throw ResearchApiError.fromNetworkError(cause, { ...target, secrets: [this.#apiKey] });
+    }
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw ResearchApiError.invalidResponse({ ...target, status: response.status, detail: `body is not JSON (starts with ${JSON.stringify(text.slice(0, 60))})` });
+    }
+    const parsed = spec.responseSchema.safeParse(json);
+    if (!parsed.success) throw ResearchApiError.invalidResponse({ ...target, status: response.status, error: parsed.error });
+    return { data: parsed.data, partial: response.status === 206 };
+  }
+
+  /**
+   * Sends one request and returns the response once its status is a success; any other status becomes a
+   * `ResearchApiError`. The key goes only to the service's own origin, never to another host.
+   */
+  async send(
+    method: string,
+    pathOrUrl: string,
+    init: { query?: CallSpec<z.ZodType>['query']; body?: unknown; options?: CallOptions; accept?: string } = {},
+  ): Promise<RawResponse> {
+    const url = this.urlOf(pathOrUrl, init.query);
+    const target = { method, path: url.pathname };
+    const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: init.accept ?? 'application/json' };
+    if (url.origin === new URL(this.baseUrl).origin) headers['x-api-key'] = this.#apiKey;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const timeoutMs = init.options?.timeoutMs ?? this.timeoutMs;
+    const signals = [AbortSignal.timeout(timeoutMs), ...(init.options?.signal ? [init.options.signal] : [])];
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        dispatcher: this.#dispatcher,
+        signal: AbortSignal.any(signals),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (cause) {
+      throw ResearchApiError.fromNetworkError(cause, { ...target, secrets: [this.#apiKey] });
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    }
+    const bodyText = await response.body.text().catch(() => '');
+    throw ResearchApiError.fromResponse({ ...target, status: response.statusCode, headers: response.headers, bodyText, secrets: [this.#apiKey] });
+  }
+
+  /** The full path of a route, as error messages show it (`/v1/search`). */
+  pathOf(path: string): string {
+    return this.urlOf(path).pathname;
+  }
+
+  /** Closes the connection pool when the client made it (a caller's dispatcher is the caller's to close). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  private urlOf(pathOrUrl: string, query?: CallSpec<z.ZodType>['query']): URL {
+    const url = /^https?:\/\//.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(this.baseUrl + pathOrUrl);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url;
+  }
+
+  #validate(spec: CallSpec<z.ZodType>): unknown {
+    if (!spec.requestSchema) return spec.body;
+    const parsed = spec.requestSchema.safeParse(spec.body);
+    if (!parsed.success) throw ResearchApiError.invalidRequest({ method: spec.method, path: this.pathOf(spec.path), error: parsed.error });
+    return parsed.data;
+  }
+
+  /** Never shows the key. */
+  toString(): string {
+    return `Transport(${this.baseUrl})`;
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.baseUrl, timeoutMs: this.timeoutMs };
+  }
+}

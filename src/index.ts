@@ -1,0 +1,2 @@
+/** Public API of research-pipelines. */
+export * from './api';
