@@ -1,0 +1,155 @@
+/**
+ * Inputs and outputs of the activities: plain JSON, safe to `import type` from workflow code. Nothing
+ * here carries a report body, a file or a secret: those stay in the artifact store or the activity's
+ * dependencies, and history holds references.
+ */
+import type {
+  BatchCounts, BatchStatus, CheckpointResponse, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
+} from '../api/schemas';
+
+/** Where a stored artifact lives, with enough to check it. */
+export interface ArtifactRef {
+  /** Store-relative key, e.g. `research/<workflow id>/report.md`. */
+  key: string;
+  /** Absolute location a user can open (a `file://` URL for the local store). */
+  uri: string;
+  bytes: number;
+  sha256: string;
+  contentType: string;
+}
+
+/** `createResearchTask` input: the request and a key that finds the task again in the service's list. */
+export interface CreateResearchTaskInput {
+  request: CreateTaskRequest;
+  /** Unique per intended task; written into the task's metadata as `rp_request_key`. */
+  requestKey: string;
+}
+
+/** A task the service accepted (its webhook secret, if any, is kept out of this result). */
+export interface CreatedResearchTask {
+  deepresearchId: string;
+  status: TaskStatus;
+  mode: ResearchMode;
+  createdAt: string;
+  /** True when a completion webhook was requested for this task. */
+  webhookConfigured: boolean;
+  /** True when the task was found in the service's list instead of being created by this call. */
+  adopted: boolean;
+}
+
+/** `findResearchTask` input. */
+export interface FindResearchTaskInput {
+  requestKey: string;
+}
+
+/** The status fields a workflow decides on; the output body is never included. */
+export interface TaskSnapshot {
+  deepresearchId: string;
+  status: TaskStatus;
+  mode: ResearchMode;
+  progress?: { currentStep: number; totalSteps: number };
+  interaction?: Interaction;
+  cost?: number;
+  error?: string;
+  completedAt?: string;
+}
+
+/** `addResearchInstruction` input. */
+export interface AddInstructionInput {
+  deepresearchId: string;
+  instruction: string;
+}
+
+/** `answerResearchCheckpoint` input. */
+export interface AnswerCheckpointInput {
+  deepresearchId: string;
+  interactionId: string;
+  response: CheckpointResponse;
+}
+
+/** `cancelResearchTask` result: whether this call cancelled it, and the status after. */
+export interface CancelResult {
+  cancelled: boolean;
+  status: TaskStatus;
+}
+
+/** `storeResearchOutputs` input: which task, and the store prefix for its files. */
+export interface StoreOutputsInput {
+  deepresearchId: string;
+  keyPrefix: string;
+}
+
+/** What was stored for one task: references, sizes and counts. */
+export interface StoredOutputs {
+  status: TaskStatus;
+  report?: ArtifactRef;
+  sources?: ArtifactRef;
+  pdf?: ArtifactRef;
+  deliverables: ArtifactRef[];
+  images: ArtifactRef[];
+  sourceCount: number;
+  cost?: number;
+  error?: string;
+  completedAt?: string;
+}
+
+/** `createResearchBatch` input. */
+export interface CreateBatchInput {
+  request: CreateBatchRequest;
+  requestKey: string;
+}
+
+/** A batch the service accepted (its webhook secret is kept out of this result). */
+export interface CreatedBatch {
+  batchId: string;
+  status: BatchStatus;
+  webhookConfigured: boolean;
+  adopted: boolean;
+}
+
+/** `addResearchBatchTasks` input: at most 100 tasks with caller-chosen ids. */
+export interface AddBatchTasksInput {
+  batchId: string;
+  tasks: Array<{ id: string; query: string }>;
+}
+
+/** `addResearchBatchTasks` result; `skipped` counts ids the batch already had (a retried add). */
+export interface AddedBatchTasks {
+  added: number;
+  skipped: number;
+  counts: BatchCounts;
+}
+
+/** Batch status as a workflow sees it. */
+export interface BatchSnapshot {
+  batchId: string;
+  status: BatchStatus;
+  counts: BatchCounts;
+  cost?: number;
+}
+
+/** `collectResearchBatchPage` input. */
+export interface CollectBatchPageInput {
+  batchId: string;
+  keyPrefix: string;
+  lastKey?: string;
+  pageSize?: number;
+}
+
+/** One stored batch task. */
+export interface CollectedBatchTask {
+  batchTaskId?: string;
+  deepresearchId: string;
+  status: TaskStatus;
+  report?: ArtifactRef;
+  sourceCount: number;
+  cost?: number;
+  error?: string;
+}
+
+/** One page of collected batch tasks, with where to go on. */
+export interface CollectedBatchPage {
+  tasks: CollectedBatchTask[];
+  nextKey?: string;
+  hasMore: boolean;
+}

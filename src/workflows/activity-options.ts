@@ -1,0 +1,28 @@
+import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import { NON_RETRYABLE_FAILURE_TYPES } from './failures';
+
+const retry: RetryPolicy = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
+};
+
+/** One HTTP call to the service: short, retried with backoff (429 waits for `Retry-After`). */
+export const shortCall: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry,
+};
+
+/** Creating a paid task: ambiguous outcomes fail without retry so the workflow reconciles first. */
+export const createCall: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { ...retry, maximumAttempts: 20 },
+};
+
+/** Downloads into the artifact store: long, heartbeating, resumable from heartbeat details. */
+export const download: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry,
+};

@@ -1,0 +1,53 @@
+import type { BatchStatus } from '../api/schemas';
+
+/** The service takes at most this many tasks per add-tasks call. */
+export const MAX_TASKS_PER_ADD = 100;
+
+const NOT_IN_BATCHES: Readonly<Record<string, string>> = {
+  hitl: 'checkpoints (hitl)',
+  deliverables: 'deliverables',
+  files: 'files',
+  mcp_servers: 'MCP servers',
+  previous_reports: 'previous reports',
+};
+
+/** Every reason a batch request cannot go to the service (empty when it can). */
+export function batchInputProblems(batch: Record<string, unknown>, tasks: ReadonlyArray<{ id?: unknown; query?: unknown }>): string[] {
+  const problems: string[] = [];
+  for (const [field, what] of Object.entries(NOT_IN_BATCHES)) {
+    if (batch[field] !== undefined) problems.push(`batch.${field}: batch tasks cannot use ${what}`);
+  }
+  if (tasks.length === 0) problems.push('tasks: a batch needs at least one task');
+  const seen = new Set<string>();
+  tasks.forEach((task, index) => {
+    if (typeof task.id !== 'string' || task.id === '') problems.push(`tasks[${index}].id: must be a non-empty string`);
+    else if (seen.has(task.id)) problems.push(`tasks[${index}].id: duplicate id "${task.id}"`);
+    else seen.add(task.id);
+    if (typeof task.query !== 'string' || task.query.trim() === '') problems.push(`tasks[${index}].query: must be non-empty text`);
+    else if (task.query.length > 25_000) problems.push(`tasks[${index}].query: at most 25,000 characters`);
+  });
+  return problems;
+}
+
+/** Splits tasks into add-tasks calls of at most 100. */
+export function chunk<T>(items: readonly T[], size = MAX_TASKS_PER_ADD): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
+
+/** Batch states after which nothing changes. */
+export function isBatchFinished(status: BatchStatus): boolean {
+  return status === 'completed' || status === 'completed_with_errors' || status === 'cancelled';
+}
+
+/** Delay before the next batch poll: 10 s at first (as the service's own client), growing to a cap. */
+export function nextBatchPollDelayMs(input: { elapsedMs: number; webhookConfigured: boolean; overrides?: { initialDelayMs?: number; maxDelayMs?: number } }): number {
+  const initial = input.overrides?.initialDelayMs ?? 10_000;
+  const max = Math.max(initial, input.overrides?.maxDelayMs ?? 120_000);
+  const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
+  return input.webhookConfigured ? Math.min(max * 4, adaptive * 4) : adaptive;
+}
+
+/** History length past which a long-running workflow continues as new (Temporal warns at 10,240 events). */
+export const CONTINUE_AS_NEW_HISTORY_LENGTH = 5_000;

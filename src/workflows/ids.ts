@@ -1,0 +1,25 @@
+import type { ResearchContext } from './types';
+
+const part = (value: string): string => value.replace(/[/\s]+/g, '-');
+
+/**
+ * Workflow id of one research task, deterministic from its pipeline run and item, so an event or a
+ * schedule that fires twice starts nothing twice.
+ */
+export function researchTaskWorkflowId(context: Required<ResearchContext>): string {
+  return `research-task/${part(context.pipeline)}/${part(context.run)}/${part(context.item)}`;
+}
+
+/** Workflow id of one service batch of a pipeline run. */
+export function researchBatchWorkflowId(context: { pipeline: string; run: string; batch?: string }): string {
+  return `research-batch/${part(context.pipeline)}/${part(context.run)}/${part(context.batch ?? 'all')}`;
+}
+
+/** Task metadata naming the pipeline, run and item (the service echoes it in status and lists). */
+export function contextMetadata(context: ResearchContext | undefined): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  if (context?.pipeline) metadata.rp_pipeline = context.pipeline;
+  if (context?.run) metadata.rp_run = context.run;
+  if (context?.item) metadata.rp_item = context.item;
+  return metadata;
+}

@@ -1,0 +1,47 @@
+import type { ResearchMode, TaskStatus } from '../api/schemas';
+import type { PollingOverrides } from './types';
+
+/** First and longest poll delay per mode, scaled to typical durations (fast 2-5 min … heavy up to 90). */
+export const POLL_PROFILES: Readonly<Record<ResearchMode, { initialDelayMs: number; maxDelayMs: number }>> = {
+  fast: { initialDelayMs: 5_000, maxDelayMs: 20_000 },
+  standard: { initialDelayMs: 10_000, maxDelayMs: 60_000 },
+  heavy: { initialDelayMs: 15_000, maxDelayMs: 120_000 },
+  max: { initialDelayMs: 20_000, maxDelayMs: 180_000 },
+};
+
+/** A paused task moves only when someone answers, and answers come through the workflow: look rarely (ten times the cap, at most this). */
+export const PAUSED_POLL_DELAY_MS = 15 * 60_000;
+
+/** With a completion webhook, polling is only a fallback for lost webhooks: this much slower. */
+export const WEBHOOK_FALLBACK_FACTOR = 4;
+
+/** What the next poll delay depends on. */
+export interface PollDelayInput {
+  mode: ResearchMode;
+  status: TaskStatus;
+  /** Time since the task was created. */
+  elapsedMs: number;
+  /** A completion webhook was requested, so polls only need to catch checkpoints and lost webhooks. */
+  webhookConfigured: boolean;
+  /** Checkpoints (which send no webhook) may still come. */
+  checkpointsAhead: boolean;
+  overrides?: PollingOverrides;
+}
+
+/**
+ * Delay before the next status poll: short at first, growing with elapsed time (a tenth of it), capped
+ * per mode; slower when a webhook will announce completion and no checkpoint can come; rare when paused.
+ */
+export function nextPollDelayMs(input: PollDelayInput): number {
+  const profile = POLL_PROFILES[input.mode];
+  const initial = input.overrides?.initialDelayMs ?? profile.initialDelayMs;
+  const max = Math.max(initial, input.overrides?.maxDelayMs ?? profile.maxDelayMs);
+  if (input.status === 'paused') return Math.min(PAUSED_POLL_DELAY_MS, max * 10);
+  if (input.status === 'awaiting_input') return max;
+  const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
+  if (input.webhookConfigured && !input.checkpointsAhead) return Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
+  return adaptive;
+}
+
+/** Delays between checks of the task list after a create whose outcome is unknown. */
+export const RECONCILE_DELAYS_MS: readonly number[] = [5_000, 15_000, 30_000, 60_000];

@@ -1,0 +1,122 @@
+import type { TaskSnapshot } from '../activities/types';
+import type { CheckpointType, Interaction, ResearchMode, TaskStatus } from '../api/schemas';
+import { checkpointAnswerProblem } from './checkpoint-answers';
+import type { ResearchTaskState, WaitReason } from './types';
+
+const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+const CHECKPOINT_ORDER: readonly CheckpointType[] = ['planning_questions', 'plan_review', 'source_review', 'outline_review'];
+
+/**
+ * The research task as the workflow knows it, kept apart from Temporal wiring so its rules are unit
+ * tested: status transitions, checkpoint answers, instructions, and time spent waiting for a human.
+ */
+export class ResearchTaskModel {
+  deepresearchId?: string;
+  status: TaskStatus | 'creating' = 'creating';
+  waitingFor: WaitReason = 'creating';
+  detail?: string;
+  progress?: { currentStep: number; totalSteps: number };
+  interaction?: Interaction;
+  cost?: number;
+  error?: string;
+  polls = 0;
+  webhooks = 0;
+  waitingForInputMs = 0;
+  readonly rejectedAnswers: ResearchTaskState['rejectedAnswers'] = [];
+  readonly instructions: ResearchTaskState['instructions'] = [];
+  /** Interactions already answered, so a signal and an update cannot both answer one. */
+  readonly answered = new Set<string>();
+  #inputSince?: number;
+  #seenCheckpoints = new Set<CheckpointType>();
+
+  constructor(
+    readonly mode: ResearchMode,
+    readonly enabledCheckpoints: readonly CheckpointType[],
+  ) {}
+
+  /** Applies a status read from the service; returns true when the status changed. */
+  apply(snapshot: TaskSnapshot, now: number): boolean {
+    const changed = snapshot.status !== this.status;
+    const waitingForHuman = snapshot.status === 'awaiting_input' || snapshot.status === 'paused';
+    if (waitingForHuman && this.#inputSince === undefined) this.#inputSince = now;
+    if (!waitingForHuman && this.#inputSince !== undefined) {
+      this.waitingForInputMs += now - this.#inputSince;
+      this.#inputSince = undefined;
+    }
+    this.status = snapshot.status;
+    this.progress = snapshot.progress;
+    this.cost = snapshot.cost ?? this.cost;
+    this.error = snapshot.error;
+    this.interaction = waitingForHuman && snapshot.interaction && !this.answered.has(snapshot.interaction.interaction_id) ? snapshot.interaction : undefined;
+    if (this.interaction) this.#seenCheckpoints.add(this.interaction.type);
+    this.waitingFor = this.interaction ? 'checkpoint' : 'research';
+    this.detail = this.interaction
+      ? `${snapshot.status === 'paused' ? 'paused at' : 'waiting for an answer to'} ${this.interaction.type} (interaction ${this.interaction.interaction_id})`
+      : undefined;
+    return changed;
+  }
+
+  /** True once the task can no longer change. */
+  get terminal(): boolean {
+    return (TERMINAL as readonly string[]).includes(this.status);
+  }
+
+  /** True while an enabled checkpoint may still come (the service sends no webhook for them). */
+  get checkpointsAhead(): boolean {
+    const last = [...this.#seenCheckpoints].reduce((index, type) => Math.max(index, CHECKPOINT_ORDER.indexOf(type)), -1);
+    return this.enabledCheckpoints.some((type) => CHECKPOINT_ORDER.indexOf(type) > last);
+  }
+
+  /** Why a checkpoint answer is refused, or undefined when it may be forwarded. */
+  answerProblem(answer: unknown): string | undefined {
+    if (this.interaction === undefined && this.status !== 'awaiting_input' && this.status !== 'paused') {
+      return `the task is ${this.status}; answers are taken only while a checkpoint is waiting (awaiting_input or paused)`;
+    }
+    return checkpointAnswerProblem(this.interaction, answer);
+  }
+
+  /** Records an answer the workflow refused, visible in the state query. */
+  reject(interactionId: string, reason: string, now: number): void {
+    this.rejectedAnswers.push({ interactionId, reason, at: now });
+    if (this.rejectedAnswers.length > 20) this.rejectedAnswers.shift();
+  }
+
+  /** Marks the current interaction answered: the task goes back to the queue. */
+  markAnswered(interactionId: string): void {
+    this.answered.add(interactionId);
+    if (this.interaction?.interaction_id === interactionId) {
+      this.interaction = undefined;
+      this.waitingFor = 'research';
+      this.detail = undefined;
+    }
+  }
+
+  /** Why an instruction is refused before asking the service, or undefined. */
+  instructionProblem(instruction: unknown): string | undefined {
+    if (typeof instruction !== 'string' || instruction.trim() === '') return 'an instruction must be non-empty text';
+    if (this.deepresearchId === undefined) return 'the task has not been created yet';
+    if (this.status !== 'running' && this.status !== 'queued') {
+      return `the task is ${this.status}; instructions are accepted only while it is queued or running, before the writing phase`;
+    }
+    return undefined;
+  }
+
+  /** The state query's answer. */
+  toState(): ResearchTaskState {
+    return {
+      deepresearchId: this.deepresearchId,
+      status: this.status,
+      mode: this.mode,
+      waitingFor: this.waitingFor,
+      detail: this.detail,
+      progress: this.progress,
+      interaction: this.interaction,
+      rejectedAnswers: [...this.rejectedAnswers],
+      instructions: [...this.instructions],
+      cost: this.cost,
+      polls: this.polls,
+      webhooks: this.webhooks,
+      error: this.error,
+    };
+  }
+}

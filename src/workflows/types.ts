@@ -1,0 +1,136 @@
+/** Inputs, results and state of the research workflows: plain JSON, shared with clients by `import type`. */
+import type { ArtifactRef, CollectedBatchTask, StoredOutputs } from '../activities/types';
+import type {
+  BatchCounts, BatchStatus, CheckpointResponse, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
+} from '../api/schemas';
+
+/** Which pipeline run and item a workflow serves: it names the workflow id and the task's metadata. */
+export interface ResearchContext {
+  pipeline?: string;
+  run?: string;
+  item?: string;
+}
+
+/** Overrides of the adaptive polling schedule (e.g. a faster one against a sped-up emulator). */
+export interface PollingOverrides {
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/** `researchTaskWorkflow` input: the task request (every field of spec 2.4) plus its context. */
+export interface ResearchTaskInput {
+  request: CreateTaskRequest;
+  context?: ResearchContext;
+  polling?: PollingOverrides;
+  /** Delete the task at the service once its outputs are stored. */
+  deleteAfterStore?: boolean;
+}
+
+/** Why the workflow is waiting, shown in the state query and the UI's current details. */
+export type WaitReason =
+  | 'creating'
+  | 'reconciling_create'
+  | 'credits_exhausted'
+  | 'research'
+  | 'checkpoint'
+  | 'storing_outputs';
+
+/** A checkpoint answer the workflow refused, kept visible for operators. */
+export interface RejectedAnswer {
+  interactionId: string;
+  reason: string;
+  at: number;
+}
+
+/** What `researchTaskStateQuery` returns. */
+export interface ResearchTaskState {
+  deepresearchId?: string;
+  status: TaskStatus | 'creating';
+  mode: ResearchMode;
+  waitingFor: WaitReason;
+  /** Human-readable explanation of the wait (e.g. "credits exhausted: top up, then send resume"). */
+  detail?: string;
+  progress?: { currentStep: number; totalSteps: number };
+  interaction?: Interaction;
+  rejectedAnswers: RejectedAnswer[];
+  instructions: Array<{ instruction: string; accepted: boolean; reason?: string }>;
+  cost?: number;
+  polls: number;
+  webhooks: number;
+  error?: string;
+}
+
+/** A checkpoint answer as signals and updates carry it. */
+export interface CheckpointAnswer {
+  interactionId: string;
+  response: CheckpointResponse;
+}
+
+/** What a webhook (verified by the intake) tells the workflow: a hint to fetch the status now. */
+export interface WebhookNotice {
+  deepresearchId?: string;
+  batchId?: string;
+  status?: string;
+}
+
+/** An operator's decision after a create whose outcome is unknown. */
+export type CreateDecision = { adoptTaskId: string } | { createAgain: true };
+
+/** `researchTaskWorkflow` result: references and figures, never report bodies. */
+export interface ResearchTaskResult {
+  deepresearchId: string;
+  status: 'completed' | 'cancelled';
+  mode: ResearchMode;
+  outputs: StoredOutputs;
+  cost?: number;
+  sourceCount: number;
+  timings: { startedAt: number; finishedAt: number; durationMs: number; waitingForInputMs: number };
+  polls: number;
+  webhooks: number;
+}
+
+/** `researchBatchWorkflow` input. */
+export interface ResearchBatchInput {
+  batch: CreateBatchRequest;
+  tasks: Array<{ id: string; query: string }>;
+  context?: ResearchContext;
+  polling?: PollingOverrides;
+  /** Continued-as-new state; callers leave it unset. */
+  carried?: ResearchBatchCarried;
+}
+
+/** State a batch workflow carries across continue-as-new. */
+export interface ResearchBatchCarried {
+  batchId: string;
+  tasksAdded: number;
+  phase: 'adding' | 'following' | 'collecting';
+  collected: CollectedBatchTask[];
+  manifests: ArtifactRef[];
+  lastKey?: string;
+  polls: number;
+  startedAt: number;
+}
+
+/** What `researchBatchStateQuery` returns. */
+export interface ResearchBatchState {
+  batchId?: string;
+  phase: 'creating' | 'adding' | 'following' | 'collecting' | 'done';
+  status?: BatchStatus;
+  counts?: BatchCounts;
+  tasksAdded: number;
+  tasksTotal: number;
+  collected: number;
+  cost?: number;
+  polls: number;
+}
+
+/** `researchBatchWorkflow` result. */
+export interface ResearchBatchResult {
+  batchId: string;
+  status: BatchStatus;
+  counts: BatchCounts;
+  cost?: number;
+  tasks: CollectedBatchTask[];
+  /** Stored manifests of collected tasks when the list was too long to keep in history. */
+  manifests: ArtifactRef[];
+}

@@ -1,0 +1,56 @@
+import { nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
+
+const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: false };
+
+describe('nextPollDelayMs', () => {
+  it('starts at the mode profile initial delay', () => {
+    for (const mode of ['fast', 'standard', 'heavy', 'max'] as const) {
+      expect(nextPollDelayMs({ ...base, mode })).toBe(POLL_PROFILES[mode].initialDelayMs);
+    }
+  });
+
+  it('grows with elapsed time, never shrinks, and stops at the mode cap', () => {
+    let previous = 0;
+    for (let elapsed = 0; elapsed <= 3 * 3_600_000; elapsed += 30_000) {
+      const delay = nextPollDelayMs({ ...base, elapsedMs: elapsed });
+      expect(delay).toBeGreaterThanOrEqual(previous);
+      expect(delay).toBeLessThanOrEqual(POLL_PROFILES.standard.maxDelayMs);
+      previous = delay;
+    }
+    expect(previous).toBe(POLL_PROFILES.standard.maxDelayMs);
+  });
+
+  it('keeps a typical 15-minute standard task to a few dozen polls', () => {
+    let elapsed = 0;
+    let polls = 0;
+    while (elapsed < 15 * 60_000) {
+      elapsed += nextPollDelayMs({ ...base, elapsedMs: elapsed });
+      polls++;
+    }
+    expect(polls).toBeGreaterThan(10);
+    expect(polls).toBeLessThan(40);
+  });
+
+  it('polls only as a fallback when a webhook will announce completion and no checkpoint can come', () => {
+    const withoutWebhook = nextPollDelayMs({ ...base, elapsedMs: 60_000 });
+    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true })).toBe(withoutWebhook * WEBHOOK_FALLBACK_FACTOR);
+  });
+
+  it('keeps polling at the normal pace with a webhook while checkpoints are ahead (they send no webhook)', () => {
+    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true, checkpointsAhead: true }))
+      .toBe(nextPollDelayMs({ ...base, elapsedMs: 60_000 }));
+  });
+
+  it('polls at the cap while a checkpoint waits and rarely once it is paused', () => {
+    expect(nextPollDelayMs({ ...base, status: 'awaiting_input' })).toBe(POLL_PROFILES.standard.maxDelayMs);
+    expect(nextPollDelayMs({ ...base, status: 'paused' })).toBe(10 * POLL_PROFILES.standard.maxDelayMs);
+    expect(nextPollDelayMs({ ...base, mode: 'max', status: 'paused' })).toBe(PAUSED_POLL_DELAY_MS);
+    expect(nextPollDelayMs({ ...base, status: 'paused', overrides: { initialDelayMs: 100, maxDelayMs: 1_000 } })).toBe(10_000);
+  });
+
+  it('honours overrides, keeping the cap at least the initial delay', () => {
+    expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(200);
+    expect(nextPollDelayMs({ ...base, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(1_000);
+    expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 5_000, maxDelayMs: 1_000 } })).toBe(5_000);
+  });
+});

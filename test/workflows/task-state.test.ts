@@ -1,0 +1,76 @@
+import type { TaskSnapshot } from '../../src/activities/types';
+import type { Interaction } from '../../src/api/schemas';
+import { ResearchTaskModel } from '../../src/workflows/task-state';
+
+const review: Interaction = { interaction_id: 'int_2', type: 'plan_review', created_at: 0, timeout_ms: 300_000 };
+const snapshot = (status: TaskSnapshot['status'], extra: Partial<TaskSnapshot> = {}): TaskSnapshot => ({ deepresearchId: 'dr_1', status, mode: 'standard', ...extra });
+
+function created(checkpoints: ConstructorParameters<typeof ResearchTaskModel>[1] = []): ResearchTaskModel {
+  const model = new ResearchTaskModel('standard', checkpoints);
+  model.deepresearchId = 'dr_1';
+  return model;
+}
+
+describe('ResearchTaskModel', () => {
+  it('exposes the interaction while a checkpoint waits and says why the workflow waits', () => {
+    const model = created(['plan_review']);
+    expect(model.apply(snapshot('awaiting_input', { interaction: review }), 1_000)).toBe(true);
+    expect(model.toState()).toMatchObject({ status: 'awaiting_input', waitingFor: 'checkpoint', interaction: review });
+    expect(model.toState().detail).toContain('plan_review');
+    model.apply(snapshot('paused', { interaction: review }), 2_000);
+    expect(model.toState().detail).toMatch(/^paused at plan_review/);
+  });
+
+  it('counts the time spent waiting for a human', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('running'), 0);
+    model.apply(snapshot('awaiting_input', { interaction: review }), 10_000);
+    model.apply(snapshot('paused', { interaction: review }), 20_000);
+    model.apply(snapshot('running'), 70_000);
+    expect(model.waitingForInputMs).toBe(60_000);
+  });
+
+  it('hides an interaction once answered, so a second answer to it is refused', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('awaiting_input', { interaction: review }), 0);
+    expect(model.answerProblem({ interactionId: 'int_2', response: { approved: true } })).toBeUndefined();
+    model.markAnswered('int_2');
+    // The service may still report the old checkpoint until it re-queues the task.
+    model.apply(snapshot('awaiting_input', { interaction: review }), 1);
+    expect(model.interaction).toBeUndefined();
+    expect(model.answerProblem({ interactionId: 'int_2', response: { approved: true } })).toMatch(/no checkpoint/);
+  });
+
+  it('refuses answers while no checkpoint waits, naming the status', () => {
+    const model = created();
+    model.apply(snapshot('running'), 0);
+    expect(model.answerProblem({ interactionId: 'x', response: { approved: true } })).toMatch(/task is running/);
+  });
+
+  it('keeps the last 20 rejected answers', () => {
+    const model = created();
+    for (let index = 0; index < 25; index++) model.reject(`int_${index}`, 'bad', index);
+    expect(model.toState().rejectedAnswers).toHaveLength(20);
+    expect(model.toState().rejectedAnswers[0]?.interactionId).toBe('int_5');
+  });
+
+  it('accepts instructions only while queued or running', () => {
+    const model = new ResearchTaskModel('fast', []);
+    expect(model.instructionProblem('focus on EU')).toMatch(/not been created/);
+    model.deepresearchId = 'dr_1';
+    model.apply(snapshot('running'), 0);
+    expect(model.instructionProblem('focus on EU')).toBeUndefined();
+    expect(model.instructionProblem('  ')).toMatch(/non-empty/);
+    model.apply(snapshot('completed'), 1);
+    expect(model.instructionProblem('focus on EU')).toMatch(/task is completed/);
+    expect(model.terminal).toBe(true);
+  });
+
+  it('knows whether enabled checkpoints may still come', () => {
+    const model = created(['planning_questions', 'outline_review']);
+    expect(model.checkpointsAhead).toBe(true);
+    model.apply(snapshot('awaiting_input', { interaction: { ...review, type: 'outline_review' } }), 0);
+    expect(model.checkpointsAhead).toBe(false);
+    expect(created([]).checkpointsAhead).toBe(false);
+  });
+});
