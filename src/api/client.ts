@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as s from './schemas';
 import { ResearchApiError } from './errors';
 import { parseAnswerStream, type AnswerStreamEvent } from './sse';
-import { Transport, type CallOptions, type CallSpec, type ResearchClientOptions } from './transport';
+import { Transport, type CallOptions, type CallSpec, type RawResponse, type ResearchClientOptions } from './transport';
 
 /** A downloaded asset: its bytes and content type. */
 export interface TaskAsset {
@@ -55,7 +55,7 @@ export class ResearchClient {
       throw ResearchApiError.invalidRequest({ method: 'POST', path, error: parsed.error });
     }
     const response = await this.#http.send('POST', '/answer', { body: parsed.data, options, accept: 'text/event-stream' });
-    yield* parseAnswerStream(response.body, {
+    yield* parseAnswerStream(this.#chunks(response), {
       method: 'POST',
       path,
       validate: { searchResults: s.answerSearchResultsEvent, content: s.answerContentEvent, metadata: s.answerMetadataEvent },
@@ -115,10 +115,13 @@ export class ResearchClient {
   async downloadAsset(pathOrUrl: string, options?: CallOptions): Promise<TaskAsset> {
     const response = await this.#http.send('GET', pathOrUrl, { options, accept: '*/*' });
     const contentType = response.headers['content-type'];
-    return {
-      contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? 'application/octet-stream',
-      data: new Uint8Array(await response.body.arrayBuffer()),
-    };
+    let data: Uint8Array;
+    try {
+      data = new Uint8Array(await response.body.arrayBuffer());
+    } catch (cause) {
+      throw this.#http.bodyError(cause, response.target);
+    }
+    return { contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? 'application/octet-stream', data };
   }
 
   /** `POST /deepresearch/batches`: a batch with shared configuration. The `webhook_secret` is a secret. */
@@ -221,6 +224,15 @@ export class ResearchClient {
 
   toJSON(): Record<string, unknown> {
     return { baseUrl: this.baseUrl };
+  }
+
+  /** The body's chunks as they arrive; a reset or timeout mid-stream becomes a classified `ResearchApiError`. */
+  async *#chunks(response: RawResponse): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of response.body) yield chunk as Uint8Array;
+    } catch (cause) {
+      throw this.#http.bodyError(cause, response.target);
+    }
   }
 
   async #data<Schema extends z.ZodType>(spec: CallSpec<Schema>, options?: CallOptions): Promise<z.output<Schema>> {

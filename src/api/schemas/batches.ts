@@ -27,6 +27,15 @@ const NOT_IN_BATCHES = {
   previous_reports: 'previous reports',
 } as const;
 
+/** Refuses the task features batches cannot use, naming each one. */
+function refuseBatchOnlyFeatures(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const key of Object.keys(value)) {
+    if (key in NOT_IN_BATCHES) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `batch tasks cannot use ${NOT_IN_BATCHES[key as keyof typeof NOT_IN_BATCHES]}` });
+    }
+  }
+}
+
 /** `POST /v1/deepresearch/batches` body: configuration shared by every task in the batch. */
 export const createBatchRequest = z
   .looseObject({
@@ -39,12 +48,9 @@ export const createBatchRequest = z
   })
   .superRefine((value, ctx) => {
     const allowed = new Set(['name', 'mode', 'output_formats', 'search', 'webhook_url', 'metadata']);
+    refuseBatchOnlyFeatures(value, ctx);
     for (const key of Object.keys(value)) {
-      if (key in NOT_IN_BATCHES) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `batch tasks cannot use ${NOT_IN_BATCHES[key as keyof typeof NOT_IN_BATCHES]}` });
-      } else if (!allowed.has(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: 'is not a batch field' });
-      }
+      if (!allowed.has(key) && !(key in NOT_IN_BATCHES)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a batch field' });
     }
   });
 export type CreateBatchRequest = z.input<typeof createBatchRequest>;
@@ -65,10 +71,15 @@ export const batch = z.looseObject({
 export type Batch = z.infer<typeof batch>;
 
 /** Create returns the batch itself; some deployments wrap it as `{ success, batch }`. Both parse to the batch. */
-export const createBatchResponse = z.union([
-  z.looseObject({ batch }).transform((body) => body.batch),
+// Unwrapped before parsing rather than a union, so a failure names the bad field instead of "Invalid input".
+export const createBatchResponse = z.preprocess(
+  (body) => (isRecord(body) && isRecord(body.batch) ? body.batch : body),
   batch,
-]);
+);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** `GET /v1/deepresearch/batches/{id}` response. */
 export const getBatchResponse = z.looseObject({ success: z.boolean().optional(), batch });
@@ -81,7 +92,7 @@ export const batchTaskInput = z.looseObject({
   query: z.string().trim().min(1, 'must not be empty').max(25_000, 'is at most 25,000 characters'),
   id: z.string().min(1, 'must not be empty').max(256),
   metadata: metadata.optional(),
-});
+}).superRefine(refuseBatchOnlyFeatures);
 export type BatchTaskInput = z.infer<typeof batchTaskInput>;
 
 /** `POST /v1/deepresearch/batches/{id}/tasks` body: 1 to 100 tasks with distinct ids. */

@@ -21,8 +21,8 @@ export const planningQuestionsResponse = z.strictObject({
   answers: z.array(z.strictObject({ question: z.string().min(1), answer: z.string() })).min(1, 'needs at least one answer'),
 });
 
-/** Approve a plan or outline, or reject it with the changes wanted. */
-export const reviewResponse = z.union([
+/** Approve a plan or outline, or reject it with the changes wanted (keyed on `approved`, so errors name the field). */
+export const reviewResponse = z.discriminatedUnion('approved', [
   z.strictObject({ approved: z.literal(true) }),
   z.strictObject({ approved: z.literal(false), modifications: z.string().trim().min(1, 'must say what to change') }),
 ]);

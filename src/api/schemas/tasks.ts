@@ -111,6 +111,9 @@ export const createTaskRequest = z
         ctx.addIssue({ code: 'custom', path: [deprecated], message: `deprecated alias of ${current}; give one of them, not two different values` });
       }
     }
+    if (value.code_execution !== undefined && value.tools?.code_execution !== undefined && value.code_execution !== value.tools.code_execution) {
+      ctx.addIssue({ code: 'custom', path: ['code_execution'], message: 'deprecated alias of tools.code_execution; give one of them, not two different values' });
+    }
     if (value.query === undefined && value.input === undefined && value.workflow_id === undefined) {
       ctx.addIssue({ code: 'custom', path: ['query'], message: 'is required (unless workflow_id is given)' });
     }

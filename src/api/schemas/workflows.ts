@@ -30,11 +30,15 @@ export type WorkflowRecord = z.infer<typeof workflowRecord>;
 /** `GET /v1/workflows` response. */
 export const listWorkflowsResponse = z.looseObject({ success: z.boolean().optional(), workflows: z.array(workflowRecord) });
 
-/** `GET /v1/workflows/{slug}` response: the record itself or `{ workflow }`. */
-export const getWorkflowResponse = z.union([
-  z.looseObject({ workflow: workflowRecord }).transform((body) => body.workflow),
+/** `GET /v1/workflows/{slug}` response: the record itself or `{ workflow }` (unwrapped first, so errors name the field). */
+export const getWorkflowResponse = z.preprocess(
+  (body) => (isRecord(body) && isRecord(body.workflow) ? body.workflow : body),
   workflowRecord,
-]);
+);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** One immutable version (spec 2.8). */
 export const workflowVersion = z.looseObject({

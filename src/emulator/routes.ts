@@ -1,0 +1,45 @@
+import { answerRoute } from './answer/route';
+import { contentsRoute } from './contents';
+import { datasourceRoutes } from './datasources';
+import type { FaultInjector } from './faults';
+import { createResearchService, type ResearchOptionsInput } from './research';
+import { searchRoute } from './search/route';
+import type { EmulatorContext, EmulatorRoute } from './types';
+import type { WorkflowStore } from './workflows-beta';
+import { workflowRoutes } from './workflows-beta-routes';
+
+/** What the service routes are built from. */
+export interface ServiceRouteDeps {
+  ctx: EmulatorContext;
+  faults: FaultInjector;
+  workflows: WorkflowStore;
+  streamDelayMs: number;
+  research: ResearchOptionsInput | undefined;
+}
+
+/** The service's routes and what stops their background work. */
+export interface ServiceRoutes {
+  routes: EmulatorRoute[];
+  close(): void;
+}
+
+/** Every `/v1` route of the emulator: Search, Contents, Answer, Datasources, Workflows and DeepResearch. */
+export function serviceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
+  const research = createResearchService(deps.ctx, deps.research);
+  const routes = [
+    searchRoute(deps.ctx, deps.faults),
+    contentsRoute(deps.ctx),
+    answerRoute(deps.ctx, { faults: deps.faults, streamDelayMs: deps.streamDelayMs }),
+    ...datasourceRoutes(),
+    ...workflowRoutes(deps.workflows),
+    ...research.routes,
+  ];
+  const seen = new Map<string, string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.pattern}`;
+    const previous = seen.get(key);
+    if (previous) throw new Error(`emulator routes "${previous}" and "${route.name}" both claim ${key}`);
+    seen.set(key, route.name);
+  }
+  return { routes, close: () => research.close() };
+}
