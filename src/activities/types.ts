@@ -54,6 +54,28 @@ export interface TaskSnapshot {
   completedAt?: string;
 }
 
+/** Input of the activities that act on one task by id. */
+export interface TaskIdInput {
+  deepresearchId: string;
+}
+
+/** `addResearchInstruction` result: the service took the instruction. */
+export interface InstructionAccepted {
+  accepted: true;
+  message?: string;
+}
+
+/** `answerResearchCheckpoint` result: the service took the answer; `status` when it said which. */
+export interface CheckpointAnswered {
+  accepted: true;
+  status?: TaskStatus;
+}
+
+/** `deleteResearchTask` result; false when the task was already gone (a retried delete). */
+export interface DeleteResult {
+  deleted: boolean;
+}
+
 /** `addResearchInstruction` input. */
 export interface AddInstructionInput {
   deepresearchId: string;
@@ -87,6 +109,8 @@ export interface StoredOutputs {
   pdf?: ArtifactRef;
   deliverables: ArtifactRef[];
   images: ArtifactRef[];
+  /** Files the service listed but would not serve (e.g. 404): stored outputs are kept, these are named. */
+  missing?: Array<{ name: string; reason: string }>;
   sourceCount: number;
   cost?: number;
   error?: string;
@@ -120,6 +144,18 @@ export interface AddedBatchTasks {
   counts: BatchCounts;
 }
 
+/** Input of the activities that act on one batch by id. */
+export interface BatchIdInput {
+  batchId: string;
+}
+
+/** `cancelResearchBatch` result; `cancelled: false` when the batch had already ended. */
+export interface BatchCancelResult {
+  cancelled: boolean;
+  status: BatchStatus;
+  cancelledCount: number;
+}
+
 /** Batch status as a workflow sees it. */
 export interface BatchSnapshot {
   batchId: string;
@@ -142,6 +178,7 @@ export interface CollectedBatchTask {
   deepresearchId: string;
   status: TaskStatus;
   report?: ArtifactRef;
+  sources?: ArtifactRef;
   sourceCount: number;
   cost?: number;
   error?: string;

@@ -1,0 +1,105 @@
+import { log } from '@temporalio/activity';
+import { BATCH_STATUSES, ResearchApiError, type Batch, type BatchStatus, type CreateBatchRequest } from '../api';
+import type { ActivityDeps } from './deps';
+import { callOptions, currentAttempt, webhookUrlFor } from './context';
+import { STATE_REFUSAL_STATUSES, callService, invalidInput, rethrowAsFailure } from './errors';
+import { collectBatchPage } from './batch-collect';
+import { REQUEST_KEY_FIELD } from './tasks';
+import type {
+  AddBatchTasksInput, AddedBatchTasks, BatchCancelResult, BatchIdInput, BatchSnapshot, CreateBatchInput, CreatedBatch,
+} from './types';
+
+/** The service's limit on tasks per add-tasks request. */
+export const MAX_TASKS_PER_ADD = 100;
+
+const FINISHED_BATCH_STATUSES: readonly BatchStatus[] = BATCH_STATUSES.filter((status) => status !== 'open' && status !== 'processing');
+
+/** Activities of the service's batch API. */
+export function batchActivities(deps: ActivityDeps) {
+  const { api, secrets } = deps;
+
+  /**
+   * Creates a batch tagged with `rp_request_key`, keeping its webhook secret out of the result. Creating
+   * a batch costs nothing, so failures retry normally; a retry first adopts the batch an earlier attempt made.
+   */
+  async function createResearchBatch({ request, requestKey }: CreateBatchInput): Promise<CreatedBatch> {
+    if (currentAttempt() > 1) {
+      const batches = await callService(() => api.listBatches(callOptions()));
+      const existing = batches.find((batch) => batch.metadata?.[REQUEST_KEY_FIELD] === requestKey);
+      if (existing) return { batchId: existing.batch_id, status: existing.status, webhookConfigured: (await secrets.get(existing.batch_id)) !== undefined, adopted: true };
+    }
+    const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl);
+    const body: CreateBatchRequest = {
+      ...request,
+      metadata: { ...request.metadata, [REQUEST_KEY_FIELD]: requestKey },
+      ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+    };
+    const batch = await callService(() => api.createBatch(body, callOptions()));
+    const { webhook_secret: secret } = batch;
+    if (secret) await secrets.put(batch.batch_id, secret);
+    log.info('Research batch created', { batchId: batch.batch_id, requestKey });
+    return { batchId: batch.batch_id, status: batch.status, webhookConfigured: secret !== undefined, adopted: false };
+  }
+
+  /**
+   * Adds up to 100 tasks. Adding is paid, so a retry first lists the batch's task ids and adds only the
+   * missing ones; `skipped` counts the ids already there.
+   */
+  async function addResearchBatchTasks({ batchId, tasks }: AddBatchTasksInput): Promise<AddedBatchTasks> {
+    if (tasks.length === 0 || tasks.length > MAX_TASKS_PER_ADD) {
+      throw invalidInput(`tasks: ${tasks.length} given; add 1 to ${MAX_TASKS_PER_ADD} tasks per call`);
+    }
+    const existing = currentAttempt() > 1 ? await existingTaskIds(batchId) : new Set<string>();
+    const missing = tasks.filter((entry) => !existing.has(entry.id));
+    const skipped = tasks.length - missing.length;
+    if (missing.length === 0) {
+      const batch = await callService(() => api.getBatch(batchId, callOptions()));
+      return { added: 0, skipped, counts: batch.counts };
+    }
+    const answer = await callService(() => api.addBatchTasks(batchId, missing, callOptions()));
+    return { added: answer.added, skipped, counts: answer.counts };
+  }
+
+  async function existingTaskIds(batchId: string): Promise<Set<string>> {
+    const ids = new Set<string>();
+    let lastKey: string | undefined;
+    for (;;) {
+      const page = await callService(() => api.listBatchTasksPage(batchId, { limit: 100, ...(lastKey ? { last_key: lastKey } : {}) }, callOptions()));
+      for (const entry of page.tasks) if (entry.batch_task_id) ids.add(entry.batch_task_id);
+      if (!page.pagination.has_more || !page.pagination.last_key) return ids;
+      lastKey = page.pagination.last_key;
+    }
+  }
+
+  /** Status, counts and cost of a batch. */
+  async function getResearchBatch({ batchId }: BatchIdInput): Promise<BatchSnapshot> {
+    return snapshotOfBatch(await callService(() => api.getBatch(batchId, callOptions())));
+  }
+
+  /** Cancels a batch's queued and running tasks; a batch that already ended is `cancelled: false`. */
+  async function cancelResearchBatch({ batchId }: BatchIdInput): Promise<BatchCancelResult> {
+    try {
+      const answer = await api.cancelBatch(batchId, callOptions());
+      return { cancelled: true, status: answer.status, cancelledCount: answer.cancelled_count };
+    } catch (error) {
+      const refusal = error instanceof ResearchApiError && error.kind === 'http' && STATE_REFUSAL_STATUSES.includes(error.status ?? 0);
+      if (!refusal) rethrowAsFailure(error);
+      const batch = await callService(() => api.getBatch(batchId, callOptions()));
+      if (FINISHED_BATCH_STATUSES.includes(batch.status)) return { cancelled: false, status: batch.status, cancelledCount: 0 };
+      return rethrowAsFailure(error, { refusedStatuses: STATE_REFUSAL_STATUSES });
+    }
+  }
+
+  return {
+    createResearchBatch,
+    addResearchBatchTasks,
+    getResearchBatch,
+    collectResearchBatchPage: collectBatchPage(deps),
+    cancelResearchBatch,
+  };
+}
+
+/** The history-safe view of a batch. */
+export function snapshotOfBatch(batch: Batch): BatchSnapshot {
+  return { batchId: batch.batch_id, status: batch.status, counts: batch.counts, ...(batch.cost !== undefined ? { cost: batch.cost } : {}) };
+}

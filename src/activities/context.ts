@@ -1,0 +1,52 @@
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { CallOptions } from '../api';
+
+/** The running activity's context, or undefined outside an activity (plain unit calls). */
+export function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Call options carrying the activity's cancellation signal, so a cancelled activity abandons its HTTP call. */
+export function callOptions(): CallOptions {
+  const signal = activityContext()?.cancellationSignal;
+  return signal ? { signal } : {};
+}
+
+/** The attempt number of the running activity (1 outside an activity). */
+export function currentAttempt(): number {
+  return activityContext()?.info.attempt ?? 1;
+}
+
+/**
+ * Throws the cancellation when the activity was cancelled. Temporal reports an activity as cancelled only
+ * when it throws a `CancelledFailure` (or an AbortError) after the signal fired, so this must win over any
+ * error mapping.
+ */
+export function throwIfCancelled(): void {
+  const signal = activityContext()?.cancellationSignal;
+  if (signal?.aborted) throw signal.reason ?? new CancelledFailure('activity cancelled');
+}
+
+/** Records progress, which also lets the activity learn about a cancellation. */
+export function heartbeat(details: unknown): void {
+  activityContext()?.heartbeat(details);
+}
+
+/** The details of the last heartbeat of a previous attempt, if any. */
+export function lastHeartbeatDetails(): unknown {
+  return activityContext()?.info.heartbeatDetails;
+}
+
+/**
+ * The intake URL the service should call for the running workflow, or undefined when no public intake is
+ * configured (the workflow then relies on polling).
+ */
+export function webhookUrlFor(webhookBaseUrl: string | undefined): string | undefined {
+  const workflowId = activityContext()?.info.workflowExecution?.workflowId;
+  if (!webhookBaseUrl || !workflowId) return undefined;
+  return `${webhookBaseUrl.replace(/\/+$/, '')}/webhooks/research/${encodeURIComponent(workflowId)}`;
+}

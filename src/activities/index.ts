@@ -1,0 +1,32 @@
+/** Temporal activities of research pipelines, built with `createActivities(deps)`. */
+import type { ActivityDeps } from './deps';
+import { batchActivities } from './batches';
+import { outputActivities } from './outputs';
+import { taskActionActivities } from './task-actions';
+import { taskActivities } from './tasks';
+
+/**
+ * Every activity, bound to its dependencies. The worker registers the object; workflows proxy it through
+ * `ReturnType<typeof createActivities>`. Each activity takes one object and returns plain JSON.
+ */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...taskActivities(deps),
+    ...taskActionActivities(deps),
+    ...outputActivities(deps),
+    ...batchActivities(deps),
+  };
+}
+
+/** The activities object, as workflows see it through `proxyActivities`. */
+export type ResearchActivities = ReturnType<typeof createActivities>;
+
+export type { ActivityDeps } from './deps';
+export * from './types';
+export { ArtifactKeyError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
+export { FileWebhookSecretStore, InMemoryWebhookSecretStore, type WebhookSecretStore } from './secrets';
+export { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES, type FailureMappingOptions } from './errors';
+export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './create-outcome';
+export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';
+export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
+export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';

@@ -1,0 +1,171 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ArtifactRef } from './types';
+import { contentTypeOf } from './filenames';
+
+/** What `put` accepts: bytes, text (written as UTF-8) or a stream of chunks. */
+export type ArtifactData = Uint8Array | string | AsyncIterable<Uint8Array>;
+
+/** Where reports and files go; workflow history keeps only the `ArtifactRef`s. */
+export interface ArtifactStore {
+  /** Writes `data` under `key`, replacing any previous content at once (readers never see half a file). */
+  put(key: string, data: ArtifactData, contentType: string): Promise<ArtifactRef>;
+  /** The bytes under `key`; rejects when there are none. */
+  get(key: string): Promise<Uint8Array>;
+  /** The reference of `key`, or undefined when nothing is stored there. */
+  stat(key: string): Promise<ArtifactRef | undefined>;
+  /** Every artifact under `prefix` (a folder-like key prefix), sorted by key. */
+  list(prefix: string): Promise<ArtifactRef[]>;
+}
+
+/** A key that is empty, absolute, has `.`/`..` or hidden segments, or would leave the store's root. */
+export class ArtifactKeyError extends Error {
+  constructor(readonly key: string, reason: string) {
+    super(`artifact key ${JSON.stringify(key)} ${reason}`);
+    this.name = 'ArtifactKeyError';
+  }
+}
+
+const META_DIR = '.meta';
+
+interface Sidecar {
+  contentType: string;
+  sha256: string;
+  bytes: number;
+}
+
+/**
+ * Artifacts as files under `rootDir`. Writes go to a temp file then `rename`, hashing while streaming.
+ * Content type, size and hash are kept in a sidecar under `<root>/.meta/` (so `stat` need not re-read the
+ * file); without one (a crash between the two renames) they are recomputed and the type comes from the
+ * extension. Segments starting with `.` are refused, which keeps keys away from temp and sidecar files.
+ */
+export class LocalArtifactStore implements ArtifactStore {
+  readonly rootDir: string;
+
+  constructor(rootDir: string) {
+    this.rootDir = path.resolve(rootDir);
+  }
+
+  /** Writes atomically and returns the reference. */
+  async put(key: string, data: ArtifactData, contentType: string): Promise<ArtifactRef> {
+    const file = this.#fileOf(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const handle = await open(temp, 'wx');
+    try {
+      for await (const chunk of chunksOf(data)) {
+        hash.update(chunk);
+        bytes += chunk.byteLength;
+        await handle.write(chunk);
+      }
+      await handle.sync();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await handle.close();
+    await rename(temp, file);
+    const sidecar: Sidecar = { contentType, sha256: hash.digest('hex'), bytes };
+    await this.#writeSidecar(key, sidecar);
+    return this.#refOf(key, file, sidecar);
+  }
+
+  /** Reads the whole artifact. */
+  async get(key: string): Promise<Uint8Array> {
+    return new Uint8Array(await readFile(this.#fileOf(key)));
+  }
+
+  /** The reference, or undefined when the key holds nothing. */
+  async stat(key: string): Promise<ArtifactRef | undefined> {
+    const file = this.#fileOf(key);
+    const info = await statFile(file).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    const sidecar = await this.#readSidecar(key);
+    if (sidecar && sidecar.bytes === info.size) return this.#refOf(key, file, sidecar);
+    const data = await readFile(file);
+    return this.#refOf(key, file, { contentType: contentTypeOf(key), sha256: createHash('sha256').update(data).digest('hex'), bytes: data.byteLength });
+  }
+
+  /** Every artifact under `prefix`, skipping temp and sidecar files. */
+  async list(prefix: string): Promise<ArtifactRef[]> {
+    const trimmed = prefix.replace(/\/+$/, '');
+    const start = trimmed ? this.#fileOf(trimmed) : this.rootDir;
+    const keys: string[] = [];
+    await this.#walk(start, trimmed, keys);
+    keys.sort();
+    const refs = await Promise.all(keys.map((key) => this.stat(key)));
+    return refs.filter((ref): ref is ArtifactRef => ref !== undefined);
+  }
+
+  async #walk(dir: string, keyPrefix: string, keys: string[]): Promise<void> {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const key = keyPrefix ? `${keyPrefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await this.#walk(path.join(dir, entry.name), key, keys);
+      else if (entry.isFile()) keys.push(key);
+    }
+  }
+
+  #fileOf(key: string): string {
+    return path.join(this.rootDir, ...checkKey(key));
+  }
+
+  #sidecarOf(key: string): string {
+    return path.join(this.rootDir, META_DIR, ...checkKey(key)) + '.json';
+  }
+
+  async #writeSidecar(key: string, sidecar: Sidecar): Promise<void> {
+    const file = this.#sidecarOf(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const temp = `${file}.${randomUUID()}.tmp`;
+    await writeFile(temp, JSON.stringify(sidecar));
+    await rename(temp, file);
+  }
+
+  async #readSidecar(key: string): Promise<Sidecar | undefined> {
+    try {
+      const parsed: unknown = JSON.parse(await readFile(this.#sidecarOf(key), 'utf8'));
+      return isSidecar(parsed) ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #refOf(key: string, file: string, sidecar: Sidecar): ArtifactRef {
+    return { key, uri: pathToFileURL(file).href, bytes: sidecar.bytes, sha256: sidecar.sha256, contentType: sidecar.contentType };
+  }
+}
+
+/** Splits a key into safe path segments, or throws `ArtifactKeyError`. */
+export function checkKey(key: string): string[] {
+  if (typeof key !== 'string' || key.length === 0) throw new ArtifactKeyError(String(key), 'is empty');
+  if (key.length > 1024) throw new ArtifactKeyError(key.slice(0, 40), 'is longer than 1024 characters');
+  if (key.startsWith('/') || /^[a-zA-Z]:/.test(key)) throw new ArtifactKeyError(key, 'must be relative, not absolute');
+  if (/[\\\0]/.test(key)) throw new ArtifactKeyError(key, 'must not contain backslashes or NUL');
+  const segments = key.split('/');
+  for (const segment of segments) {
+    if (segment === '') throw new ArtifactKeyError(key, 'must not have empty segments');
+    if (segment === '..' || segment === '.') throw new ArtifactKeyError(key, 'must not contain "." or ".." segments');
+    if (segment.startsWith('.')) throw new ArtifactKeyError(key, 'must not have segments starting with "."');
+  }
+  return segments;
+}
+
+async function* chunksOf(data: ArtifactData): AsyncIterable<Uint8Array> {
+  if (typeof data === 'string') yield Buffer.from(data, 'utf8');
+  else if (data instanceof Uint8Array) yield data;
+  else yield* data;
+}
+
+function isSidecar(value: unknown): value is Sidecar {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return typeof record.contentType === 'string' && typeof record.sha256 === 'string' && typeof record.bytes === 'number';
+}

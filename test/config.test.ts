@@ -1,0 +1,83 @@
+import { inspect } from 'node:util';
+import { ConfigError, loadConfig } from '../src/config';
+
+const KEY = 'rk_live_do_not_print_me_42';
+const service = { RESEARCH_API_BASE_URL: 'https://api.research.example/v1', RESEARCH_API_KEY: KEY };
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('an empty environment selects the embedded emulator with the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      temporal: { address: 'localhost:7233', namespace: 'default', taskQueue: 'research-pipelines' },
+      research: { kind: 'emulator' },
+      artifactDir: './.artifacts',
+      webhookSecretDir: './.webhook-secrets',
+    });
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      ...service,
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_NAMESPACE: 'research',
+      TEMPORAL_TASK_QUEUE: 'rq',
+      ARTIFACT_DIR: '/data/artifacts',
+      WEBHOOK_SECRET_DIR: '/data/secrets',
+      INTAKE_PUBLIC_URL: 'https://intake.example.com/',
+      RESEARCH_API_TIMEOUT_MS: '90000',
+    });
+    expect(config).toEqual({
+      temporal: { address: 'temporal.internal:7233', namespace: 'research', taskQueue: 'rq' },
+      research: { kind: 'service', baseUrl: 'https://api.research.example/v1', timeoutMs: 90_000 },
+      artifactDir: '/data/artifacts',
+      webhookSecretDir: '/data/secrets',
+      intakePublicUrl: 'https://intake.example.com',
+    });
+    expect(config.research.kind === 'service' && config.research.apiKey).toBe(KEY);
+  });
+
+  test('the API key never shows when the config is logged or serialised', () => {
+    const config = loadConfig(service);
+    expect(JSON.stringify(config)).not.toContain(KEY);
+    expect(inspect(config, { depth: 5 })).not.toContain(KEY);
+  });
+
+  test('empty variables count as unset', () => {
+    expect(loadConfig({ TEMPORAL_NAMESPACE: '', RESEARCH_API_BASE_URL: '', RESEARCH_API_KEY: '' }).temporal.namespace).toBe('default');
+  });
+
+  test.each([
+    [{ RESEARCH_API_BASE_URL: 'not a url', RESEARCH_API_KEY: KEY }, 'RESEARCH_API_BASE_URL', 'must be an http(s) URL'],
+    [{ RESEARCH_API_BASE_URL: 'ftp://files.example/v1', RESEARCH_API_KEY: KEY }, 'RESEARCH_API_BASE_URL', 'must be an http(s) URL'],
+    [{ RESEARCH_API_BASE_URL: 'https://api.research.example/v1' }, 'RESEARCH_API_KEY', 'is required when RESEARCH_API_BASE_URL is set'],
+    [{ RESEARCH_API_KEY: KEY }, 'RESEARCH_API_BASE_URL', 'is required when RESEARCH_API_KEY is set'],
+    [{ RESEARCH_API_TIMEOUT_MS: 'soon' }, 'RESEARCH_API_TIMEOUT_MS', 'must be a whole number of milliseconds'],
+    [{ RESEARCH_API_TIMEOUT_MS: '0' }, 'RESEARCH_API_TIMEOUT_MS', 'must be at least 1'],
+    [{ TEMPORAL_ADDRESS: 'http://localhost:7233' }, 'TEMPORAL_ADDRESS', 'must be host:port'],
+    [{ INTAKE_PUBLIC_URL: 'http://intake.example.com' }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],
+    [{ TEMPORAL_TASK_QUEUE: '   ' }, 'TEMPORAL_TASK_QUEUE', ''],
+  ])('%j is refused, naming %s and the rule', (env, variable, rule) => {
+    const error = configError(env);
+    expect(error.issues).toEqual([expect.objectContaining({ variable, message: expect.stringContaining(rule) })]);
+    expect(error.message).toContain(`${variable}: `);
+  });
+
+  test('lists every bad variable at once and never echoes the key', () => {
+    const error = configError({ ...service, TEMPORAL_ADDRESS: 'nope', RESEARCH_API_TIMEOUT_MS: '-1', RESEARCH_API_KEY: `${KEY} with spaces` });
+    expect(error.issues.map((issue) => issue.variable).sort()).toEqual(['RESEARCH_API_KEY', 'RESEARCH_API_TIMEOUT_MS', 'TEMPORAL_ADDRESS']);
+    expect(error.message).not.toContain(KEY);
+  });
+
+  test('plain HTTP to a loopback intake is accepted for local development', () => {
+    expect(loadConfig({ INTAKE_PUBLIC_URL: 'http://127.0.0.1:8080' }).intakePublicUrl).toBe('http://127.0.0.1:8080');
+  });
+});

@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { ResearchClient } from '../src/api';
+import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
+import { loadConfig } from '../src/config';
+import { createWorkerOptions, openResearchService } from '../src/worker';
+
+const ACTIVITY_NAMES = [
+  'addResearchBatchTasks', 'addResearchInstruction', 'answerResearchCheckpoint', 'cancelResearchBatch', 'cancelResearchTask',
+  'collectResearchBatchPage', 'createResearchBatch', 'createResearchTask', 'deleteResearchTask', 'findResearchTask',
+  'getResearchBatch', 'getResearchTask', 'storeResearchOutputs',
+];
+
+describe('createWorkerOptions', () => {
+  test('binds the task queue, namespace, workflows bundle and every activity', () => {
+    const config = loadConfig({ TEMPORAL_NAMESPACE: 'research', TEMPORAL_TASK_QUEUE: 'rq' });
+    const api = new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' });
+    const options = createWorkerOptions(config, { api, store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() });
+    expect(options).toMatchObject({ namespace: 'research', taskQueue: 'rq' });
+    expect(options.workflowsPath).toBe(path.resolve(__dirname, '../src/workflows/index.ts'));
+    expect(Object.keys(options.activities ?? {}).sort()).toEqual(ACTIVITY_NAMES);
+  });
+});
+
+describe('openResearchService', () => {
+  test('without a service URL it starts the embedded emulator and talks to it', async () => {
+    const research = await openResearchService(loadConfig({}));
+    try {
+      expect(research.api.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(await research.api.listTasks()).toEqual([]);
+    } finally {
+      await research.close();
+    }
+  });
+
+  test('uses the emulator the starter returns and stops it on close', async () => {
+    const close = jest.fn(async () => undefined);
+    const research = await openResearchService(loadConfig({}), async () => ({ baseUrl: 'http://127.0.0.1:9999/v1', apiKey: 'rk_emulator_key', close }));
+    expect(research.api.baseUrl).toBe('http://127.0.0.1:9999/v1');
+    await research.close();
+    expect(close).toHaveBeenCalledTimes(1);
+  });
+
+  test('a configured service gets a client for its URL', async () => {
+    const research = await openResearchService(loadConfig({ RESEARCH_API_BASE_URL: 'https://api.research.example/v1', RESEARCH_API_KEY: 'rk_live_1234567890' }));
+    expect(research.api.baseUrl).toBe('https://api.research.example/v1');
+    await research.close();
+  });
+});
