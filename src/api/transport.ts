@@ -1,7 +1,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { EventEmitter } from 'node:events';
 import { inspect } from 'node:util';
 import { z } from 'zod';
+import { Deadline } from './deadline';
 import { ResearchApiError, type RequestTarget } from './errors';
 
 /** Settings of a client of the research service. */
@@ -46,46 +46,6 @@ export interface SendInit {
   accept?: string;
 }
 
-/**
- * One call's time limit and the caller's signal, as the abort signal undici takes. undici accepts an
- * `EventEmitter` with `aborted`/`reason` as well as an `AbortSignal`; the emitter is used because an
- * `AbortSignal` per call (and `AbortSignal.any([AbortSignal.timeout(ms), signal])` even more) cost a
- * quarter of the client's throughput on Node 20. `clear` must run once the body is read or dropped.
- */
-class Deadline extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-  readonly #timer: NodeJS.Timeout;
-  readonly #callerSignal: AbortSignal | undefined;
-  readonly #onCallerAbort: (() => void) | undefined;
-
-  constructor(timeoutMs: number, callerSignal?: AbortSignal) {
-    super();
-    this.#timer = setTimeout(() => this.#abort(new DOMException(`The operation timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-    this.#timer.unref();
-    if (callerSignal) {
-      this.#callerSignal = callerSignal;
-      this.#onCallerAbort = () => this.#abort(callerSignal.reason);
-      if (callerSignal.aborted) this.#onCallerAbort();
-      else callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
-    }
-  }
-
-  /** Stops the timer and lets go of the caller's signal (a long-lived one would otherwise collect listeners). */
-  readonly clear = (): void => {
-    clearTimeout(this.#timer);
-    if (this.#onCallerAbort) this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
-  };
-
-  #abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.clear();
-    this.emit('abort');
-  }
-}
-
 /** HTTP transport of the client: one attempt per call, keep-alive, key in `X-API-Key`, errors classified. */
 export class Transport {
   readonly baseUrl: string;
@@ -116,7 +76,7 @@ export class Transport {
     try {
       text = await response.body.text();
     } catch (cause) {
-      throw ResearchApiError.fromNetworkError(cause, { ...target, secrets: [this.#apiKey] });
+      throw this.#failure(cause, target, options.signal);
     } finally {
       deadline.clear();
     }
@@ -147,6 +107,15 @@ export class Transport {
     return cause instanceof ResearchApiError ? cause : ResearchApiError.fromNetworkError(cause, { ...target, secrets: [this.#apiKey] });
   }
 
+  /**
+   * A call that failed without a response. When the caller aborted it (an activity being cancelled),
+   * the caller's own reason goes back unchanged: that is a cancellation, not a retryable network error.
+   */
+  #failure(cause: unknown, target: RequestTarget, signal: AbortSignal | undefined): unknown {
+    if (signal?.aborted) return signal.reason ?? cause;
+    return ResearchApiError.fromNetworkError(cause, { ...target, secrets: [this.#apiKey] });
+  }
+
   async #request(method: string, pathOrUrl: string, init: SendInit): Promise<{ response: Dispatcher.ResponseData; target: RequestTarget; deadline: Deadline }> {
     const url = this.urlOf(pathOrUrl, init.query);
     const target = { method, path: url.pathname };
@@ -168,7 +137,7 @@ export class Transport {
       });
     } catch (cause) {
       deadline.clear();
-      throw ResearchApiError.fromNetworkError(cause, { ...target, secrets: [this.#apiKey] });
+      throw this.#failure(cause, target, init.options?.signal);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return { response, target, deadline };
     const bodyText = await response.body.text().catch(() => '');
