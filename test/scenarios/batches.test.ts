@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { researchBatchStateQuery } from '../../src/workflows/definitions';
+import { FailureType } from '../../src/workflows/failures';
+import type { ResearchBatchResult } from '../../src/workflows/types';
+import { describeScenarios } from '../support/scenario-env';
+import { makeWorld, researchSetup, type ResearchWorld } from './world';
+
+const tasks = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `company-${index + 1}`, query: `Profile of company ${index + 1}: products, pricing, news` }));
+
+describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('adds 250 tasks in 3 calls, follows the batch to completion and stores every output', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-250',
+      args: [{ batch: { name: 'companies', mode: 'fast' }, tasks: tasks(250), context: { pipeline: 'companies', run: 'r1' }, polling: world.polling }],
+    });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(result.counts).toMatchObject({ total: 250, completed: 250 });
+    expect(result.tasks).toHaveLength(250);
+    expect(new Set(result.tasks.map((task) => task.batchTaskId)).size).toBe(250);
+    const stats = world.emulator.stats.snapshot();
+    expect(stats.requests['batches.addTasks']).toEqual({ 200: 3 });
+    expect(stats.tasksCreated).toBe(250);
+    const report = await readFile(fileURLToPath(result.tasks[0]!.report!.uri), 'utf8');
+    expect(report.length).toBe(result.tasks[0]!.report!.bytes);
+    expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'completed', ResearchMode: 'fast', ResearchPipeline: 'companies' });
+    expect(await handle.query(researchBatchStateQuery)).toMatchObject({ phase: 'done', tasksAdded: 250, collected: 250 });
+  });
+
+  it('cancels the batch at the service and collects what finished', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000, research: { capacity: 5 } } });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-cancel',
+      args: [{ batch: { mode: 'fast' }, tasks: tasks(40), polling: world.polling }],
+    });
+    await env.waitUntil(async () => {
+      const state = await handle.query(researchBatchStateQuery);
+      return (state.counts?.completed ?? 0) >= 5;
+    }, { timeoutMs: 3_600_000, description: 'five tasks completed' });
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect(result.counts.cancelled).toBeGreaterThan(0);
+    expect(result.counts.completed).toBeGreaterThanOrEqual(5);
+    expect(result.tasks.filter((task) => task.status === 'completed').every((task) => task.report !== undefined)).toBe(true);
+    expect((await world.api.getBatch(result.batchId)).status).toBe('cancelled');
+  });
+
+  it('refuses batch limits up front without calling the service', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-refused',
+      args: [{ batch: { mode: 'fast', hitl: { plan_review: true } }, tasks: tasks(2) }],
+    });
+    const failure = await handle.result().then(() => undefined, (error: unknown) => error as Error & { cause?: { type?: string; message?: string } });
+    expect(failure?.cause?.type).toBe(FailureType.InvalidInput);
+    expect(failure?.cause?.message).toContain('batch.hitl: batch tasks cannot use checkpoints (hitl)');
+    expect(world.emulator.stats.snapshot().requests['batches.create']).toBeUndefined();
+  });
+});

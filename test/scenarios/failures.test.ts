@@ -1,0 +1,105 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { researchTaskStateQuery, resumeSignal } from '../../src/workflows/definitions';
+import { FailureType } from '../../src/workflows/failures';
+import type { ResearchTaskResult } from '../../src/workflows/types';
+import { describeScenarios } from '../support/scenario-env';
+import { makeWorld, researchSetup, type ResearchWorld } from './world';
+
+describeScenarios('researchTaskWorkflow: cancellation, failures and faults', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('cancels a running task at the service and returns its partial output', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'cancel-running', args: [{ request: { query: 'Semiconductor export controls', mode: 'standard' }, polling: world.polling }] });
+    await env.waitUntil(async () => ((await handle.query(researchTaskStateQuery)).progress?.currentStep ?? 0) >= 4, { timeoutMs: 3_600_000, description: 'step 4' });
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect((await world.api.getTask(result.deepresearchId)).status).toBe('cancelled');
+    expect(result.outputs.sources).toBeDefined();
+    expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'cancelled' });
+  });
+
+  it('cancels a task still queued behind others', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { research: { capacity: 1 } } });
+    await world.api.createTask({ query: 'Occupies the only slot', mode: 'max' });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'cancel-queued', args: [{ request: { query: 'Waits in the queue', mode: 'fast' }, polling: world.polling }] });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'queued', { description: 'queued' });
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect((await world.api.getTask(result.deepresearchId)).status).toBe('cancelled');
+  });
+
+  it('fails the workflow with the service error text when the task fails', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { research: { failureRate: 1 } } });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'failed', args: [{ request: { query: 'Doomed', mode: 'fast' }, polling: world.polling }] });
+    const failure = await handle.result().then(() => undefined, (error: unknown) => error as Error & { cause?: { type?: string; message?: string } });
+    expect(failure?.cause?.type).toBe(FailureType.TaskFailed);
+    const task = (await world.api.listTasks({ limit: 1 }))[0]!;
+    const { error } = await world.api.getTask(task.deepresearch_id);
+    expect(error).toBeTruthy();
+    expect(failure?.cause?.message).toContain(error!);
+  });
+
+  it('waits for an operator after 402, then creates the task once credits are topped up', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 0 } });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'credits', args: [{ request: { query: 'Tariff exposure of EU retailers', mode: 'fast' }, polling: world.polling }] });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).waitingFor === 'credits_exhausted', { description: 'credits_exhausted' });
+    expect((await handle.query(researchTaskStateQuery)).detail).toMatch(/top up.*resume/);
+    await env.sleep(3_600_000);
+    world.emulator.accounts.topUp(world.emulator.defaultApiKey, 5);
+    await handle.signal(resumeSignal);
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+  });
+
+  it('waits out 429 Retry-After on status reads and still completes', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { faults: { 'deepresearch.status': { rateLimitBurst: { every: 2, count: 2, retryAfterSeconds: 30 } } } } });
+    const started = env.clock.now();
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'rate-limited', args: [{ request: { query: 'Lithium supply', mode: 'fast' }, polling: world.polling }] });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const statuses = world.emulator.stats.snapshot().requests['deepresearch.status'] ?? {};
+    expect(statuses['429']).toBeGreaterThanOrEqual(2);
+    if (env.kind === 'harness') expect(env.clock.now() - started).toBeGreaterThanOrEqual(30_000 * (statuses['429'] ?? 0));
+  });
+
+  it('reconciles a create whose answer was lost instead of creating the task twice', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { faults: { 'deepresearch.create': { dropAfterProcessingRate: 1 } } } });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'lost-create', args: [{ request: { query: 'Critical minerals policy', mode: 'fast' }, polling: world.polling }] });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    const stats = world.emulator.stats.snapshot();
+    expect(stats.tasksCreated).toBe(1);
+    expect(Math.max(...Object.values(stats.tasksCreatedByMetadata))).toBe(1);
+    expect(stats.requests['deepresearch.list']).toBeDefined();
+  });
+
+  it('stores deliverables and the PDF while history keeps only references', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'deliverables',
+      args: [{ request: { query: 'Data centre power demand', mode: 'fast', output_formats: ['markdown', 'pdf'], deliverables: ['A CSV of demand by region', { type: 'xlsx', description: 'Capacity model' }] }, polling: world.polling }],
+    });
+    const result = await handle.result();
+    expect(result.outputs.deliverables).toHaveLength(2);
+    expect(result.outputs.pdf?.contentType).toBe('application/pdf');
+    const csv = result.outputs.deliverables.find((file) => file.key.endsWith('.csv'))!;
+    expect((await readFile(fileURLToPath(csv.uri), 'utf8')).split('\n').length).toBeGreaterThan(1);
+    const stored = [result.outputs.report!, result.outputs.pdf!, ...result.outputs.deliverables].reduce((sum, ref) => sum + ref.bytes, 0);
+    const largest = await handle.largestPayloadBytes();
+    expect(largest).toBeLessThan(16_384);
+    expect(largest).toBeLessThan(stored);
+  });
+});

@@ -1,0 +1,49 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { describeScenarios } from '../support/scenario-env';
+import { researchTaskStateQuery } from '../../src/workflows/definitions';
+import type { ResearchTaskResult } from '../../src/workflows/types';
+import { makeWorld, researchSetup, type ResearchWorld } from './world';
+
+describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('completes a task by polling alone and stores its report outside history', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'poll-only',
+      args: [{ request: { query: 'Grid-scale storage costs', mode: 'fast' }, context: { pipeline: 'demo', run: 'r1', item: 'a' }, polling: world.polling }],
+    });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', mode: 'fast', webhooks: 0, cost: 0.1 });
+    expect(result.polls).toBeGreaterThan(3);
+    const report = await readFile(fileURLToPath(result.outputs.report!.uri));
+    expect(report.length).toBe(result.outputs.report!.bytes);
+    expect(createHash('sha256').update(report).digest('hex')).toBe(result.outputs.report!.sha256);
+    expect(report.toString()).toContain('#');
+    expect(await handle.largestPayloadBytes()).toBeLessThan(report.length + 8_192);
+    expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'completed', ResearchMode: 'fast', ResearchPipeline: 'demo', DeepResearchId: result.deepresearchId, ResearchCostUsd: 0.1 });
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+  });
+
+  it('needs far fewer polls when a verified webhook announces completion', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const polledHandle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'polled', args: [{ request: { query: 'Solar module prices', mode: 'standard' }, polling: world.polling }] });
+    const polled = await polledHandle.result();
+    await world.close();
+    world = await makeWorld(env, { webhooks: true });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'hooked', args: [{ request: { query: 'Solar module prices', mode: 'standard' }, polling: world.polling }] });
+    world.route(handle);
+    const hooked = await handle.result();
+    expect(hooked.status).toBe('completed');
+    expect(world.intake.verified).toBe(1);
+    expect(hooked.webhooks).toBe(1);
+    expect(hooked.polls * 2).toBeLessThan(polled.polls);
+    const state = await handle.query(researchTaskStateQuery);
+    expect(state).toMatchObject({ status: 'completed', webhooks: 1 });
+  });
+});

@@ -1,0 +1,118 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ResearchClient, verifyWebhookSignature } from '../../src/api';
+import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from '../../src/activities';
+import type { EmulatorOptions } from '../../src/emulator/options';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
+import { webhookReceivedSignal } from '../../src/workflows/definitions';
+import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/** Everything one research scenario runs against: an emulator on the environment's clock, a store, and a stand-in intake. */
+export interface ResearchWorld {
+  emulator: RunningEmulator;
+  api: ResearchClient;
+  store: LocalArtifactStore;
+  secrets: InMemoryWebhookSecretStore;
+  /** Poll delays for this environment: the defaults on the harness; scaled down like the emulator on a server. */
+  polling?: { initialDelayMs: number; maxDelayMs: number };
+  /** Base URL of the stand-in intake, when the world was made with webhooks. */
+  intakeUrl?: string;
+  /** Workflows the intake signals, by workflow id (register a handle to route webhooks to it). */
+  route(handle: ScenarioHandle<unknown>): void;
+  /** Webhooks the intake verified and rejected. */
+  intake: { verified: number; rejected: number };
+  close(): Promise<void>;
+}
+
+let current: Activities | undefined;
+
+// Activity names are fixed by createActivities; the scenario setup registers delegates so each test can
+// bind them to its own emulator after the environment (and its clock) exists.
+const names = Object.keys(createActivities({
+  api: new ResearchClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:1/v1' }),
+  store: new LocalArtifactStore(tmpdir()),
+  secrets: new InMemoryWebhookSecretStore(),
+})) as Array<keyof Activities>;
+
+/** The scenario setup shared by research workflow tests. */
+export const researchSetup: ScenarioSetup = {
+  workflowsPath: require.resolve('../../src/workflows'),
+  activities: Object.fromEntries(names.map((name) => [name, (...args: unknown[]) => {
+    if (!current) throw new Error('no research world: call makeWorld() in the test first');
+    return (current[name] as (...values: unknown[]) => unknown)(...args);
+  }])),
+  searchAttributes: RESEARCH_SEARCH_ATTRIBUTES,
+};
+
+/** Options of `makeWorld`. */
+export interface WorldOptions {
+  emulator?: Omit<EmulatorOptions, 'clock' | 'speed'>;
+  /** Start a stand-in intake and request completion webhooks through it. */
+  webhooks?: boolean;
+}
+
+/**
+ * Starts an emulator on the environment's clock (a fake clock on the harness; 600x real time on a
+ * server) and binds the activities to it.
+ */
+export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): Promise<ResearchWorld> {
+  const timing = env.kind === 'harness' ? { clock: env.clock } : { speed: 600 };
+  const emulator = await startEmulator({ seed: 11, ...options.emulator, ...timing, research: { durationJitter: 0, ...options.emulator?.research } });
+  const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
+  const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
+  const store = new LocalArtifactStore(dir);
+  const secrets = new InMemoryWebhookSecretStore();
+  const handles = new Map<string, ScenarioHandle<unknown>>();
+  const intake = { verified: 0, rejected: 0 };
+  let server: Server | undefined;
+  let intakeUrl: string | undefined;
+  if (options.webhooks) {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void (async () => {
+          const raw = Buffer.concat(chunks);
+          const body = JSON.parse(raw.toString('utf8')) as { deepresearch_id?: string; batch_id?: string; status?: string };
+          const workflowId = decodeURIComponent(request.url?.split('/').pop() ?? '');
+          const secret = await secrets.get(body.deepresearch_id ?? body.batch_id ?? '');
+          const verdict = secret
+            ? verifyWebhookSignature({ secret, signature: request.headers['x-webhook-signature'], timestamp: request.headers['x-webhook-timestamp'], body: raw, now: emulator.clock.now() })
+            : { ok: false };
+          const handle = handles.get(workflowId);
+          if (!verdict.ok || !handle) {
+            intake.rejected++;
+            response.writeHead(401).end();
+            return;
+          }
+          intake.verified++;
+          await handle.signal(webhookReceivedSignal, { deepresearchId: body.deepresearch_id, batchId: body.batch_id, status: body.status });
+          response.writeHead(204).end();
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    intakeUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl } : {}) };
+  current = createActivities(deps);
+  return {
+    emulator, api, store, secrets, intakeUrl, intake,
+    ...(env.kind === 'server' ? { polling: { initialDelayMs: 20, maxDelayMs: 200 } } : {}),
+    route: (handle) => void handles.set(handle.workflowId, handle),
+    close: async () => {
+      current = undefined;
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      await api.close();
+      await emulator.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
