@@ -34,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
       const result = await runDev({
         temporalAddress: process.env.TEMPORAL_ADDRESS ? config.temporal.address : undefined,
         namespace: config.temporal.namespace,
+        temporalCliPath: process.env.TEMPORAL_CLI_PATH || undefined,
         artifactDir: config.artifactDir,
         speed,
         log,

@@ -12,6 +12,8 @@ export interface DevOptions {
   /** Temporal frontend; when unset a local dev server is started through the Temporal SDK. */
   temporalAddress?: string;
   namespace?: string;
+  /** A local `temporal` binary to start the dev server from, instead of the SDK's download. */
+  temporalCliPath?: string;
   artifactDir: string;
   /** Emulator clock speed: at 60 a 3-minute fast task takes 3 s. */
   speed: number;
@@ -40,10 +42,19 @@ async function openTemporal(options: DevOptions): Promise<TemporalTarget> {
     throw new Error('no TEMPORAL_ADDRESS is set and @temporalio/testing (which starts a local dev server) is not installed: set TEMPORAL_ADDRESS or run `npm ci`');
   }
   const { defineSearchAttributeKey } = await import('@temporalio/common');
-  options.log('starting a local Temporal dev server (the SDK downloads it on first use)…');
-  const env = await testing.TestWorkflowEnvironment.createLocal({
-    server: { searchAttributes: Object.entries(RESEARCH_SEARCH_ATTRIBUTES).map(([name, type]) => defineSearchAttributeKey(name, type)) },
-  });
+  const cliPath = options.temporalCliPath;
+  options.log(cliPath ? `starting a local Temporal dev server from ${cliPath}…` : 'starting a local Temporal dev server (the SDK downloads it on first use)…');
+  let env: Awaited<ReturnType<typeof testing.TestWorkflowEnvironment.createLocal>>;
+  try {
+    env = await testing.TestWorkflowEnvironment.createLocal({
+      server: {
+        searchAttributes: Object.entries(RESEARCH_SEARCH_ATTRIBUTES).map(([name, type]) => defineSearchAttributeKey(name, type)),
+        ...(cliPath ? { executable: { type: 'existing-path' as const, path: cliPath } } : {}),
+      },
+    });
+  } catch (error) {
+    throw new Error(`could not start a local Temporal dev server (${error instanceof Error ? error.message : String(error)}); set TEMPORAL_ADDRESS to a running Temporal service, or TEMPORAL_CLI_PATH to a local temporal binary`);
+  }
   return { workerConnection: env.nativeConnection, clientConnection: env.connection, namespace: env.namespace ?? namespace, close: () => env.teardown() };
 }
 

@@ -1,2 +1,14 @@
-/** Public API of research-pipelines. */
+/** Public API of research-pipelines: the service client, activities, workflow messages, emulator and worker. */
 export * from './api';
+export {
+  createActivities, FileWebhookSecretStore, InMemoryWebhookSecretStore, LocalArtifactStore,
+  type ActivityDeps, type ArtifactRef, type ArtifactStore, type ResearchActivities, type StoredOutputs, type WebhookSecretStore,
+} from './activities';
+export * from './workflows/definitions';
+export { FailureType, NON_RETRYABLE_FAILURE_TYPES } from './workflows/failures';
+export { contextMetadata, researchBatchWorkflowId, researchTaskWorkflowId } from './workflows/ids';
+export * from './workflows/search-attributes';
+export type * from './workflows/types';
+export { startEmulator, type RunningEmulator, type EmulatorOptions } from './emulator';
+export { loadConfig, ConfigError, type Config } from './config';
+export { runWorker, createWorkerOptions } from './worker';
