@@ -1,26 +1,21 @@
-/** A small deterministic generator (mulberry32), so generated content is the same on every read. */
+import { createRandom } from '../../random';
+
+/** A small deterministic generator, so generated content is the same on every read. */
 export interface SeededRandom {
   next(): number;
   int(min: number, max: number): number;
   pick<T>(items: readonly T[]): T;
 }
 
-/** A generator for `seed`; `salt` separates independent streams of one task. */
+/** A generator for `seed` (the emulator's mulberry32); `salt` separates independent streams of one task. */
 export function seededRandom(seed: number, salt = 0): SeededRandom {
-  let state = (seed ^ Math.imul(salt + 1, 0x9e3779b9)) >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = createRandom((seed ^ Math.imul(salt + 1, 0x9e3779b9)) >>> 0);
   return {
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    next: random.next,
+    int: random.int,
     pick: <T>(items: readonly T[]): T => {
       if (items.length === 0) throw new RangeError('cannot pick from an empty list');
-      return items[Math.floor(next() * items.length)]!;
+      return items[Math.floor(random.next() * items.length)]!;
     },
   };
 }
