@@ -53,7 +53,7 @@ async function openTemporal(options: DevOptions): Promise<TemporalTarget> {
       },
     });
   } catch (error) {
-    throw new Error(`could not start a local Temporal dev server (${error instanceof Error ? error.message : String(error)}); set TEMPORAL_ADDRESS to a running Temporal service, or TEMPORAL_CLI_PATH to a local temporal binary`);
+    throw new Error(`could not start a local Temporal dev server (${error instanceof Error ? error.message : String(error)}); set TEMPORAL_ADDRESS to a running Temporal service, or TEMPORAL_CLI_PATH to a local temporal binary`, { cause: error });
   }
   return { workerConnection: env.nativeConnection, clientConnection: env.connection, namespace: env.namespace ?? namespace, close: () => env.teardown() };
 }

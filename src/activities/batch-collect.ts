@@ -18,7 +18,7 @@ export function collectBatchPage(deps: ActivityDeps) {
   const { api, store } = deps;
 
   /** Stores one page of a finished batch's outputs and says where the next page starts. */
-  return async function collectResearchBatchPage({ batchId, keyPrefix, lastKey, pageSize }: CollectBatchPageInput): Promise<CollectedBatchPage> {
+  return async function collectResearchBatchPage({ batchId, keyPrefix, lastKey, pageSize, pageIndex }: CollectBatchPageInput): Promise<CollectedBatchPage> {
     const prefix = keyPrefix.replace(/\/+$/, '');
     try {
       checkKey(prefix);
@@ -37,7 +37,11 @@ export function collectBatchPage(deps: ActivityDeps) {
       heartbeat({ collected: index + 1 });
     }
     const nextKey = page.pagination.last_key ?? undefined;
-    return { tasks, hasMore: page.pagination.has_more, ...(nextKey ? { nextKey } : {}) };
+    // A manifest per page lets a workflow keep only references when a batch has too many tasks for history.
+    const manifest = pageIndex === undefined
+      ? undefined
+      : await store.put(`${prefix}/manifests/page-${String(pageIndex).padStart(5, '0')}.jsonl`, tasks.map((task) => JSON.stringify(task)).join('\n') + '\n', 'application/x-ndjson');
+    return { tasks, hasMore: page.pagination.has_more, ...(manifest ? { manifest } : {}), ...(nextKey ? { nextKey } : {}) };
   };
 
   async function collect(entry: BatchTask, prefix: string): Promise<CollectedBatchTask> {

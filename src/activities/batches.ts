@@ -42,14 +42,14 @@ export function batchActivities(deps: ActivityDeps) {
   }
 
   /**
-   * Adds up to 100 tasks. Adding is paid, so a retry first lists the batch's task ids and adds only the
-   * missing ones; `skipped` counts the ids already there.
+   * Adds up to 100 tasks. Adding is paid, so a retry (or a call asked to reconcile) first lists the
+   * batch's task ids and adds only the missing ones; `skipped` counts the ids already there.
    */
-  async function addResearchBatchTasks({ batchId, tasks }: AddBatchTasksInput): Promise<AddedBatchTasks> {
+  async function addResearchBatchTasks({ batchId, tasks, reconcile }: AddBatchTasksInput): Promise<AddedBatchTasks> {
     if (tasks.length === 0 || tasks.length > MAX_TASKS_PER_ADD) {
       throw invalidInput(`tasks: ${tasks.length} given; add 1 to ${MAX_TASKS_PER_ADD} tasks per call`);
     }
-    const existing = currentAttempt() > 1 ? await existingTaskIds(batchId) : new Set<string>();
+    const existing = reconcile || currentAttempt() > 1 ? await existingTaskIds(batchId) : new Set<string>();
     const missing = tasks.filter((entry) => !existing.has(entry.id));
     const skipped = tasks.length - missing.length;
     if (missing.length === 0) {

@@ -135,6 +135,8 @@ export interface CreatedBatch {
 export interface AddBatchTasksInput {
   batchId: string;
   tasks: Array<{ id: string; query: string }>;
+  /** List the batch's tasks first and add only missing ids (after a refused or ambiguous add). */
+  reconcile?: boolean;
 }
 
 /** `addResearchBatchTasks` result; `skipped` counts ids the batch already had (a retried add). */
@@ -170,6 +172,8 @@ export interface CollectBatchPageInput {
   keyPrefix: string;
   lastKey?: string;
   pageSize?: number;
+  /** When given, the page's entries are also written as `<keyPrefix>/manifests/page-<index>.jsonl`. */
+  pageIndex?: number;
 }
 
 /** One stored batch task. */
@@ -187,6 +191,8 @@ export interface CollectedBatchTask {
 /** One page of collected batch tasks, with where to go on. */
 export interface CollectedBatchPage {
   tasks: CollectedBatchTask[];
+  /** The page's entries as JSON lines, when a page index was given. */
+  manifest?: ArtifactRef;
   nextKey?: string;
   hasMore: boolean;
 }

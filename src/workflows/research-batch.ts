@@ -3,10 +3,13 @@ import {
   setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { BatchSnapshot } from '../activities/types';
+import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
 import { download, shortCall } from './activity-options';
-import { batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, nextBatchPollDelayMs } from './batch-plan';
-import { researchBatchStateQuery, webhookReceivedSignal } from './definitions';
+import {
+  batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, nextBatchPollDelayMs,
+} from './batch-plan';
+import { failureType } from './create-task';
+import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { FailureType } from './failures';
 import { contextMetadata } from './ids';
 import { ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
@@ -18,36 +21,33 @@ const downloads = proxyActivities<Activities>(download);
 
 /**
  * One service batch as a durable workflow: create it with shared configuration, add tasks 100 at a
- * time, follow its counts (polling plus batch webhooks), then store every task's output page by page.
- * Cancelling cancels the batch and collects what finished. Long runs continue as new.
+ * time (waiting for a top-up after 402), follow its counts (polling plus batch webhooks), then store
+ * every task's output page by page. Cancelling cancels the batch and collects what finished. Long
+ * runs continue as new, carrying only what is left to do and references to what was stored.
  */
 export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<ResearchBatchResult> {
-  const problems = batchInputProblems(input.batch as Record<string, unknown>, input.tasks);
-  if (problems.length > 0) {
-    throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
+  if (!input.carried) {
+    const problems = batchInputProblems(input.batch as Record<string, unknown>, input.tasks);
+    if (problems.length > 0) {
+      throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
+    }
   }
+  const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
+  const carried: Omit<ResearchBatchCarried, 'batchId'> & { batchId?: string } = input.carried ?? {
+    phase: 'adding', webhookConfigured: false, tasksTotal: input.tasks.length, tasksAdded: 0,
+    collected: [], collectedCount: 0, manifests: [], polls: 0, startedAt: Date.now(),
+  };
   const state: ResearchBatchState = {
-    batchId: input.carried?.batchId,
-    phase: input.carried?.phase ?? 'creating',
-    tasksAdded: input.carried?.tasksAdded ?? 0,
-    tasksTotal: input.tasks.length,
-    collected: input.carried?.collected.length ?? 0,
-    polls: input.carried?.polls ?? 0,
+    batchId: carried.batchId, phase: carried.batchId ? carried.phase : 'creating', tasksAdded: carried.tasksAdded,
+    tasksTotal: carried.tasksTotal, collected: carried.collectedCount, polls: carried.polls,
   };
-  const carried: Omit<ResearchBatchCarried, 'batchId' | 'phase'> = {
-    tasksAdded: state.tasksAdded,
-    collected: input.carried?.collected ?? [],
-    manifests: input.carried?.manifests ?? [],
-    lastKey: input.carried?.lastKey,
-    polls: state.polls,
-    startedAt: input.carried?.startedAt ?? Date.now(),
-  };
+  let addedThisRun = 0;
   let wake = false;
-  let webhookConfigured = input.batch.webhook_url !== undefined;
-  setHandler(researchBatchStateQuery, () => ({ ...state, collected: carried.collected.length }));
-  setHandler(webhookReceivedSignal, () => {
-    wake = true;
-  });
+  let resumeRequested = false;
+  setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }));
+  setHandler(webhookReceivedSignal, () => void (wake = true));
+  setHandler(resumeSignal, () => void (resumeRequested = true));
+
   const publish = (snapshot?: BatchSnapshot): void => {
     if (snapshot) Object.assign(state, { status: snapshot.status, counts: snapshot.counts, cost: snapshot.cost });
     upsertSearchAttributes([
@@ -55,15 +55,32 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : []),
     ]);
     const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
-    setCurrentDetails(`**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${state.tasksAdded}/${state.tasksTotal} added${counts}`);
+    const detail = state.detail ? `\n\n${state.detail}` : '';
+    setCurrentDetails(`**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${carried.tasksAdded}/${carried.tasksTotal} added${counts}${detail}`);
   };
   const maybeContinueAsNew = async (): Promise<void> => {
-    if (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < CONTINUE_AS_NEW_HISTORY_LENGTH) return;
+    if (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < historyLimit) return;
     await condition(allHandlersFinished);
     await continueAsNew<typeof researchBatchWorkflow>({
       ...input,
-      carried: { ...carried, batchId: state.batchId!, phase: state.phase as ResearchBatchCarried['phase'], polls: state.polls },
+      tasks: carried.phase === 'adding' ? input.tasks.slice(addedThisRun) : [],
+      carried: { ...carried, batchId: carried.batchId! },
     });
+  };
+  const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks']): Promise<void> => {
+    for (let reconcile = false; ; reconcile = true) {
+      try {
+        state.counts = (await calls.addResearchBatchTasks({ batchId, tasks, reconcile })).counts;
+        return;
+      } catch (error) {
+        if (failureType(error) !== FailureType.CreditsExhausted) throw error;
+        state.detail = 'credits exhausted (402) while adding tasks: top up the account, then send the resume signal';
+        publish();
+        await condition(() => resumeRequested);
+        resumeRequested = false;
+        state.detail = undefined;
+      }
+    }
   };
 
   upsertSearchAttributes([
@@ -71,63 +88,65 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
   ]);
   try {
-    if (!state.batchId) {
+    if (!carried.batchId) {
       const created = await CancellationScope.nonCancellable(() => calls.createResearchBatch({
         request: { ...input.batch, metadata: { ...input.batch.metadata, ...contextMetadata(input.context) } },
         requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       }));
-      state.batchId = created.batchId;
-      webhookConfigured = created.webhookConfigured;
-      state.phase = 'adding';
-      state.status = created.status;
+      Object.assign(carried, { batchId: created.batchId, webhookConfigured: created.webhookConfigured });
+      Object.assign(state, { batchId: created.batchId, status: created.status, phase: 'adding' });
     }
-    const batchId = state.batchId;
+    const batchId = carried.batchId!;
     publish();
-    if (state.phase === 'adding') {
-      for (const tasks of chunk(input.tasks.slice(carried.tasksAdded))) {
-        const added = await calls.addResearchBatchTasks({ batchId, tasks });
+    if (carried.phase === 'adding') {
+      for (const tasks of chunk(input.tasks)) {
+        await addChunk(batchId, tasks);
+        addedThisRun += tasks.length;
         carried.tasksAdded += tasks.length;
-        state.tasksAdded = carried.tasksAdded;
-        state.counts = added.counts;
         publish();
         await maybeContinueAsNew();
       }
-      state.phase = 'following';
+      carried.phase = state.phase = 'following';
     }
-    while (state.phase === 'following') {
+    while (carried.phase === 'following') {
       const snapshot = await calls.getResearchBatch({ batchId });
-      state.polls++;
+      carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;
       wake = false;
-      await condition(() => wake, nextBatchPollDelayMs({ elapsedMs: Date.now() - carried.startedAt, webhookConfigured, overrides: input.polling }));
+      await condition(() => wake, nextBatchPollDelayMs({ elapsedMs: Date.now() - carried.startedAt, webhookConfigured: carried.webhookConfigured, overrides: input.polling }));
       await maybeContinueAsNew();
     }
   } catch (error) {
-    if (!isCancellation(error) || !state.batchId) throw error;
-    const batchId = state.batchId;
+    if (!isCancellation(error) || !carried.batchId) throw error;
+    const batchId = carried.batchId;
     await CancellationScope.nonCancellable(async () => {
       await calls.cancelResearchBatch({ batchId });
       publish(await calls.getResearchBatch({ batchId }));
     });
   }
-  return await CancellationScope.nonCancellable(async () => collect(state.batchId!));
+  return await CancellationScope.nonCancellable(() => collect(carried.batchId!));
 
   async function collect(batchId: string): Promise<ResearchBatchResult> {
-    state.phase = 'collecting';
+    carried.phase = state.phase = 'collecting';
     publish();
-    let hasMore = true;
-    while (hasMore) {
-      const page = await downloads.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey });
-      carried.collected.push(...page.tasks);
+    let page: CollectedBatchPage | undefined;
+    do {
+      page = await downloads.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey, pageIndex: carried.manifests.length });
+      carried.collected.push(...page.tasks.slice(0, MAX_INLINE_BATCH_TASKS - carried.collected.length));
+      carried.collectedCount += page.tasks.length;
+      if (page.manifest) carried.manifests.push(page.manifest);
       carried.lastKey = page.nextKey;
-      hasMore = page.hasMore && page.nextKey !== undefined;
-      state.collected = carried.collected.length;
-    }
+      state.collected = carried.collectedCount;
+      if (page.hasMore && page.nextKey !== undefined) await maybeContinueAsNew();
+    } while (page.hasMore && page.nextKey !== undefined);
     const final = await calls.getResearchBatch({ batchId });
     state.phase = 'done';
     publish(final);
     await condition(allHandlersFinished);
-    return { batchId, status: final.status, counts: final.counts, cost: final.cost, tasks: carried.collected, manifests: carried.manifests };
+    return {
+      batchId, status: final.status, counts: final.counts, cost: final.cost, tasks: carried.collected,
+      tasksTruncated: carried.collectedCount > carried.collected.length, collectedCount: carried.collectedCount, manifests: carried.manifests,
+    };
   }
 }

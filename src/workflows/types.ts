@@ -92,9 +92,12 @@ export interface ResearchTaskResult {
 /** `researchBatchWorkflow` input. */
 export interface ResearchBatchInput {
   batch: CreateBatchRequest;
+  /** Tasks to add (on a continued run: those not added yet). */
   tasks: Array<{ id: string; query: string }>;
   context?: ResearchContext;
   polling?: PollingOverrides;
+  /** History length after which the workflow continues as new; 5,000 unless set (tests set it low). */
+  continueAsNewAfterEvents?: number;
   /** Continued-as-new state; callers leave it unset. */
   carried?: ResearchBatchCarried;
 }
@@ -102,9 +105,13 @@ export interface ResearchBatchInput {
 /** State a batch workflow carries across continue-as-new. */
 export interface ResearchBatchCarried {
   batchId: string;
-  tasksAdded: number;
   phase: 'adding' | 'following' | 'collecting';
+  webhookConfigured: boolean;
+  tasksTotal: number;
+  tasksAdded: number;
+  /** Collected tasks kept inline, at most `MAX_INLINE_BATCH_TASKS`; every one is in the manifests. */
   collected: CollectedBatchTask[];
+  collectedCount: number;
   manifests: ArtifactRef[];
   lastKey?: string;
   polls: number;
@@ -115,6 +122,8 @@ export interface ResearchBatchCarried {
 export interface ResearchBatchState {
   batchId?: string;
   phase: 'creating' | 'adding' | 'following' | 'collecting' | 'done';
+  /** Set while the workflow waits for an operator (credits exhausted: top up, then send resume). */
+  detail?: string;
   status?: BatchStatus;
   counts?: BatchCounts;
   tasksAdded: number;
@@ -124,13 +133,16 @@ export interface ResearchBatchState {
   polls: number;
 }
 
-/** `researchBatchWorkflow` result. */
+/** `researchBatchWorkflow` result: counts, references to every stored output, and the first tasks inline. */
 export interface ResearchBatchResult {
   batchId: string;
   status: BatchStatus;
   counts: BatchCounts;
   cost?: number;
+  /** The first collected tasks (at most `MAX_INLINE_BATCH_TASKS`); all of them are in `manifests`. */
   tasks: CollectedBatchTask[];
-  /** Stored manifests of collected tasks when the list was too long to keep in history. */
+  tasksTruncated: boolean;
+  collectedCount: number;
+  /** One JSON-lines manifest per collected page. */
   manifests: ArtifactRef[];
 }

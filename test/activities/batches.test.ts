@@ -83,6 +83,18 @@ describe('addResearchBatchTasks', () => {
     expect(result).toEqual({ added: 1, skipped: 2, counts: counts(3) });
   });
 
+  test('a first attempt asked to reconcile (after a top-up) also adds only the missing tasks', async () => {
+    t.service.intercept(listTasks({ limit: '100' })).reply(200, page(['a'], null, false));
+    let sent: Record<string, unknown> = {};
+    t.service.intercept(ADD).reply(200, (options) => {
+      sent = jsonOf(options.body);
+      return { batch_id: 'batch_1', added: 1, tasks: [], counts: counts(2) };
+    });
+    const result = await t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a', 'b']), reconcile: true });
+    expect(sent).toEqual({ tasks: tasks(['b']) });
+    expect(result).toEqual({ added: 1, skipped: 1, counts: counts(2) });
+  });
+
   test('a retry whose tasks are all there adds nothing and reports the counts', async () => {
     t.service.intercept(listTasks({ limit: '100' })).reply(200, page(['a', 'b'], null, false));
     t.service.intercept(GET).reply(200, { batch: batch({ counts: counts(2) }) });

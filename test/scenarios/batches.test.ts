@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { researchBatchStateQuery } from '../../src/workflows/definitions';
+import { researchBatchStateQuery, resumeSignal } from '../../src/workflows/definitions';
 import { FailureType } from '../../src/workflows/failures';
 import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
@@ -31,6 +31,44 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     expect(report.length).toBe(result.tasks[0]!.report!.bytes);
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'completed', ResearchMode: 'fast', ResearchPipeline: 'companies' });
     expect(await handle.query(researchBatchStateQuery)).toMatchObject({ phase: 'done', tasksAdded: 250, collected: 250 });
+    expect(result.collectedCount).toBe(250);
+    expect(result.tasksTruncated).toBe(false);
+    const manifests = await Promise.all(result.manifests.map(async (ref) => (await readFile(fileURLToPath(ref.uri), 'utf8')).trim().split('\n')));
+    expect(manifests.flat().map((line) => (JSON.parse(line) as { batchTaskId: string }).batchTaskId).sort()).toEqual(result.tasks.map((task) => task.batchTaskId).sort());
+  });
+
+  it('continues as new while adding, following and collecting, without adding anything twice', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-continued',
+      args: [{ batch: { mode: 'fast' }, tasks: tasks(250), polling: world.polling, continueAsNewAfterEvents: 12 }],
+    });
+    const result = await handle.result();
+    expect(await handle.runCount()).toBeGreaterThan(3);
+    expect(result).toMatchObject({ status: 'completed', collectedCount: 250 });
+    expect(new Set(result.tasks.map((task) => task.batchTaskId)).size).toBe(250);
+    const stats = world.emulator.stats.snapshot();
+    expect(stats.requests['batches.create']).toEqual({ 200: 1 });
+    expect(stats.requests['batches.addTasks']).toEqual({ 200: 3 });
+    expect(stats.tasksCreated).toBe(250);
+  });
+
+  it('waits for a top-up after 402 while adding tasks, then adds the rest once', async () => {
+    const env = getEnv();
+    // Enough credit for the first 100 fast tasks only.
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 12 } });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-credits',
+      args: [{ batch: { mode: 'fast' }, tasks: tasks(150), polling: world.polling }],
+    });
+    await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).detail?.includes('credits exhausted') ?? false, { description: 'credits exhausted' });
+    expect(await handle.query(researchBatchStateQuery)).toMatchObject({ phase: 'adding', tasksAdded: 100 });
+    world.emulator.accounts.topUp(world.emulator.defaultApiKey, 100);
+    await handle.signal(resumeSignal);
+    const result = await handle.result();
+    expect(result.counts).toMatchObject({ total: 150, completed: 150 });
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(150);
   });
 
   it('cancels the batch at the service and collects what finished', async () => {
