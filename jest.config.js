@@ -7,4 +7,5 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
 };

@@ -2,7 +2,7 @@ import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@tempo
 import type { Clock } from '../../src/emulator/clock';
 import { FakeClock, WorkflowHarness } from './harness';
 import { resolveActivities, type ScenarioSetup } from './scenario-setup';
-import { acquireServer, findTemporalServer, releaseServer, ServerScenarioEnv, type ServerConnection } from './server-env';
+import { acquireServer, findTemporalServer, PROBE_RESULT_VARIABLE, releaseServer, ServerScenarioEnv, type ServerConnection } from './server-env';
 
 /**
  * The one interface a workflow scenario is written against. Two implementations: the in-process
@@ -107,7 +107,8 @@ export function describeScenarios(title: string, setup: ScenarioSetup, body: (ge
 
   const server = findTemporalServer();
   if (!server.available) {
-    if (!serverReasonPrinted) {
+    // Under `npm test` the global setup has printed the reason once for the whole run.
+    if (!serverReasonPrinted && !process.env[PROBE_RESULT_VARIABLE]) {
       serverReasonPrinted = true;
       beforeAll(() => console.warn(`Real-server scenarios skipped: ${server.reason}`));
     }

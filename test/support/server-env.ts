@@ -8,7 +8,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS, resolveActivities, type ScenarioSetup } from '
 import type { ServerConnection } from './server/connection';
 import { ServerWorkflowHandle } from './server/handle';
 
-export { findTemporalServer, type ServerAvailability, type ServerPlan } from './server/discovery';
+export { findTemporalServer, PROBE_RESULT_VARIABLE, type ServerAvailability, type ServerPlan } from './server/discovery';
 export { acquireServer, releaseServer, type ServerConnection } from './server/connection';
 
 /** How often `waitUntil` re-checks its predicate against a real server. */

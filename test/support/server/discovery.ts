@@ -38,9 +38,12 @@ let memo: ServerAvailability | undefined;
  * turns the server runs off.
  */
 export function findTemporalServer(env: NodeJS.ProcessEnv = process.env): ServerAvailability {
-  memo ??= decide(env);
+  memo ??= env[PROBE_RESULT_VARIABLE] ? (JSON.parse(env[PROBE_RESULT_VARIABLE]) as ServerAvailability) : decide(env);
   return memo;
 }
+
+/** Where Jest's global setup leaves the answer, so test files (in worker processes) do not probe again. */
+export const PROBE_RESULT_VARIABLE = 'RP_TEMPORAL_SERVER_PROBE';
 
 function decide(env: NodeJS.ProcessEnv): ServerAvailability {
   if (env.TEMPORAL_SKIP_SERVER) return { available: false, reason: 'TEMPORAL_SKIP_SERVER is set' };
