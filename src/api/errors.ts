@@ -1,4 +1,7 @@
 import { STATUS_CODES } from 'node:http';
+import { describeCause, findRequestId, header, parseRetryAfter, readErrorBody } from './error-details';
+
+export { parseRetryAfter };
 
 /** What went wrong: the service answered with an error, the call never completed, or a body was invalid. */
 export type ResearchApiErrorKind = 'http' | 'network' | 'timeout' | 'invalid_response' | 'invalid_request';
@@ -40,8 +43,6 @@ interface ErrorFields extends RequestTarget {
   cause?: Error;
 }
 
-const MAX_SERVICE_TEXT = 500;
-const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'request-id'];
 
 /** The one error type for research-service failures; it never holds request headers, so never the API key. */
 export class ResearchApiError extends Error {
@@ -176,18 +177,6 @@ export function redact(text: string, secrets: readonly string[]): string {
   return secrets.reduce((scrubbed, secret) => (secret ? scrubbed.split(secret).join('[REDACTED]') : scrubbed), text);
 }
 
-/** Milliseconds to wait from a `Retry-After` value (delta-seconds or HTTP-date); undefined for junk or the past. */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  const trimmed = value?.trim();
-  if (!trimmed) return undefined;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  // Only a real date, not a bare number Date.parse would also accept (e.g. "-5").
-  if (!/[a-z]/i.test(trimmed)) return undefined;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at) || at < now) return undefined;
-  return at - now;
-}
-
 /** Turns a zod error into `{path, message}` issues with dotted paths (`tasks[0].query`). */
 export function issuesFrom(error: ValidationErrorLike): ResearchApiIssue[] {
   return error.issues.map((issue) => ({
@@ -209,83 +198,3 @@ function cleanTarget(target: RequestTarget): RequestTarget {
   return { method: target.method.toUpperCase(), path: target.path.split('?')[0] ?? target.path };
 }
 
-function header(headers: ResponseHeadersLike | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
-  const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-  return Array.isArray(entry) ? entry[0] : entry;
-}
-
-function findRequestId(headers: ResponseHeadersLike | undefined): string | undefined {
-  return REQUEST_ID_HEADERS.map((name) => header(headers, name)).find(Boolean);
-}
-
-interface ErrorBody {
-  code?: string;
-  serviceMessage?: string;
-  requestId?: string;
-}
-
-/** Reads the service's two documented error bodies, tolerating `{detail}`, `{message}`, text and HTML. */
-function readErrorBody(bodyText: string): ErrorBody {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bodyText);
-  } catch {
-    return { serviceMessage: plainText(bodyText) };
-  }
-  if (typeof parsed === 'string') return { serviceMessage: plainText(parsed) };
-  if (!isRecord(parsed)) return { serviceMessage: plainText(bodyText) };
-  const requestId = text(parsed.request_id) ?? text(parsed.requestId) ?? text(parsed.tx_id);
-  const error = parsed.error;
-  const message = text(parsed.message) ?? text(parsed.Message);
-  if (typeof error === 'string' && message && parsed.success === undefined) {
-    return { code: error, serviceMessage: clip(message), requestId };
-  }
-  const nested = isRecord(error) ? text(error.message) : undefined;
-  const detail = Array.isArray(parsed.detail)
-    ? parsed.detail.map((item) => (isRecord(item) ? text(item.msg) : text(item))).filter(Boolean).join('; ')
-    : text(parsed.detail);
-  const serviceMessage = text(error) ?? nested ?? message ?? detail;
-  return { code: isRecord(error) ? text(error.code) : undefined, serviceMessage: serviceMessage && clip(serviceMessage), requestId };
-}
-
-function plainText(body: string): string | undefined {
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1];
-  const stripped = (title ?? body.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
-  return stripped ? clip(stripped) : undefined;
-}
-
-function clip(value: string): string {
-  return value.length > MAX_SERVICE_TEXT ? `${value.slice(0, MAX_SERVICE_TEXT)}…` : value;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() ? value.trim() : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Finds the most specific name/code/message along a cause chain (fetch wraps undici errors in `cause`). */
-function describeCause(cause: unknown): { name: string; code?: string; message: string; stack?: string } {
-  let current: unknown = cause;
-  let name = 'Error';
-  let code: string | undefined;
-  let message = '';
-  let stack: string | undefined;
-  for (let depth = 0; depth < 5 && isRecordLike(current); depth++) {
-    if (typeof current.name === 'string' && current.name !== 'Error' && current.name !== 'TypeError') name = current.name;
-    if (typeof current.code === 'string') code = current.code;
-    if (typeof current.message === 'string' && current.message) message = current.message;
-    if (typeof current.stack === 'string') stack = current.stack;
-    current = current.cause;
-  }
-  if (!message) message = typeof cause === 'string' ? cause : 'unknown error';
-  return { name, code, message, stack };
-}
-
-function isRecordLike(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}

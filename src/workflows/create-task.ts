@@ -1,7 +1,8 @@
-import { ApplicationFailure, CancellationScope, condition, log, type ActivityInterfaceFor } from '@temporalio/workflow';
+import { CancellationScope, condition, log, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
+import { failureType } from './failure-info';
 import { FailureType } from './failures';
 import { RECONCILE_DELAYS_MS } from './polling';
 import type { ResearchTaskModel } from './task-state';
@@ -21,12 +22,6 @@ export interface CreateTaskContext {
   takeResume(): boolean;
   hasDecision(): boolean;
   takeDecision(): CreateDecision | undefined;
-}
-
-/** The `type` of the failure behind an activity failure, if any. */
-export function failureType(error: unknown): string | undefined {
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  return cause instanceof ApplicationFailure ? cause.type ?? undefined : undefined;
 }
 
 /**

@@ -23,3 +23,8 @@ export function contextMetadata(context: ResearchContext | undefined): Record<st
   if (context?.item) metadata.rp_item = context.item;
   return metadata;
 }
+
+/** A workflow id made safe as one artifact-store path segment. */
+export function storageKey(workflowId: string): string {
+  return workflowId.replace(/[^A-Za-z0-9._-]+/g, '_');
+}

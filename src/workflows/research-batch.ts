@@ -8,7 +8,7 @@ import { download, shortCall } from './activity-options';
 import {
   batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, nextBatchPollDelayMs,
 } from './batch-plan';
-import { failureType } from './create-task';
+import { failureType } from './failure-info';
 import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { FailureType } from './failures';
 import { contextMetadata } from './ids';

@@ -11,7 +11,8 @@ import {
   resolveCreateSignal, webhookReceivedSignal,
 } from './definitions';
 import { FailureType } from './failures';
-import { contextMetadata } from './ids';
+import { failureMessage } from './failure-info';
+import { contextMetadata, storageKey } from './ids';
 import { nextPollDelayMs } from './polling';
 import { createTaskDurably } from './create-task';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
@@ -51,7 +52,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       lastStatus = model.status;
       lastCost = model.cost;
     }
-    setCurrentDetails(describe(model));
+    setCurrentDetails(model.details());
   };
 
   const forwardAnswer = async (answer: CheckpointAnswer): Promise<void> => {
@@ -113,7 +114,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   ]);
   publish();
 
-  const keyPrefix = `research/${safeKey(workflowInfo().workflowId)}`;
+  const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
   try {
     created = await createTaskDurably({
@@ -198,21 +199,4 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       webhooks: model.webhooks,
     };
   }
-}
-
-function describe(model: ResearchTaskModel): string {
-  const lines = [`**${model.status}**${model.deepresearchId ? ` · task \`${model.deepresearchId}\`` : ''} · ${model.mode}`];
-  if (model.progress) lines.push(`step ${model.progress.currentStep} of ${model.progress.totalSteps}`);
-  if (model.detail) lines.push(model.detail);
-  if (model.cost !== undefined) lines.push(`cost ${model.cost.toFixed(2)} USD`);
-  return lines.join('\n\n');
-}
-
-function failureMessage(error: unknown): string {
-  const cause = (error as { cause?: { message?: string } } | undefined)?.cause;
-  return cause?.message ?? (error instanceof Error ? error.message : String(error));
-}
-
-function safeKey(value: string): string {
-  return value.replace(/[^A-Za-z0-9._-]+/g, '_');
 }

@@ -101,6 +101,15 @@ export class ResearchTaskModel {
     return undefined;
   }
 
+  /** Markdown for the Temporal UI's current details: status, task, progress, why it waits, cost. */
+  details(): string {
+    const lines = [`**${this.status}**${this.deepresearchId ? ` · task \`${this.deepresearchId}\`` : ''} · ${this.mode}`];
+    if (this.progress) lines.push(`step ${this.progress.currentStep} of ${this.progress.totalSteps}`);
+    if (this.detail) lines.push(this.detail);
+    if (this.cost !== undefined) lines.push(`cost ${this.cost.toFixed(2)} USD`);
+    return lines.join('\n\n');
+  }
+
   /** The state query's answer. */
   toState(): ResearchTaskState {
     return {

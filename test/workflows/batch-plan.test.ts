@@ -1,5 +1,5 @@
 import { batchInputProblems, chunk, isBatchFinished, nextBatchPollDelayMs } from '../../src/workflows/batch-plan';
-import { researchBatchWorkflowId, researchTaskWorkflowId, contextMetadata } from '../../src/workflows/ids';
+import { researchBatchWorkflowId, researchTaskWorkflowId, contextMetadata, storageKey } from '../../src/workflows/ids';
 
 describe('batch planning', () => {
   it('splits 250 tasks into adds of 100, 100 and 50', () => {
@@ -54,5 +54,11 @@ describe('workflow ids', () => {
   it('name the pipeline, run and item in task metadata', () => {
     expect(contextMetadata({ pipeline: 'p', run: 'r', item: 'i' })).toEqual({ rp_pipeline: 'p', rp_run: 'r', rp_item: 'i' });
     expect(contextMetadata(undefined)).toEqual({});
+  });
+});
+
+describe('storageKey', () => {
+  it('turns a workflow id into one safe path segment', () => {
+    expect(storageKey('research-task/p/r/acme corp')).toBe('research-task_p_r_acme_corp');
   });
 });

@@ -74,3 +74,16 @@ describe('ResearchTaskModel', () => {
     expect(created([]).checkpointsAhead).toBe(false);
   });
 });
+
+describe('ResearchTaskModel.details', () => {
+  it('shows status, task, progress, why it waits and cost for the Temporal UI', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('awaiting_input', { interaction: review, progress: { currentStep: 2, totalSteps: 15 }, cost: 0.5 }), 0);
+    expect(model.details()).toBe([
+      '**awaiting_input** · task `dr_1` · standard',
+      'step 2 of 15',
+      'waiting for an answer to plan_review (interaction int_2)',
+      'cost 0.50 USD',
+    ].join('\n\n'));
+  });
+});
