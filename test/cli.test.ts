@@ -1,0 +1,45 @@
+import { main } from '../src/cli';
+
+describe('rp', () => {
+  let stdout: jest.SpyInstance;
+  let stderr: jest.SpyInstance;
+  beforeEach(() => {
+    stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('prints its commands for --help and exits 0', async () => {
+    await expect(main(['--help'])).resolves.toBe(0);
+    expect(String(stdout.mock.calls[0]?.[0])).toMatch(/emulator[\s\S]*worker[\s\S]*dev/);
+  });
+
+  it('refuses an unknown command with exit code 1, naming it', async () => {
+    await expect(main(['frobnicate'])).resolves.toBe(1);
+    expect(String(stderr.mock.calls[0]?.[0])).toContain('unknown command "frobnicate"');
+  });
+
+  it('refuses a bad emulator flag, naming the flag and the rule', async () => {
+    await expect(main(['emulator', '--port', 'abc'])).rejects.toThrow('--port: must be an integer from 0 to 65535');
+  });
+
+  it('refuses a bad worker environment before connecting to anything, naming the variable', async () => {
+    const saved = process.env.TEMPORAL_ADDRESS;
+    process.env.TEMPORAL_ADDRESS = 'not an address';
+    try {
+      await expect(main(['worker'])).rejects.toThrow(/TEMPORAL_ADDRESS: must be host:port/);
+    } finally {
+      if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+      else process.env.TEMPORAL_ADDRESS = saved;
+    }
+  });
+
+  it('refuses a bad EMULATOR_SPEED for dev', async () => {
+    process.env.EMULATOR_SPEED = '-3';
+    try {
+      await expect(main(['dev'])).rejects.toThrow(/EMULATOR_SPEED: must be a positive number/);
+    } finally {
+      delete process.env.EMULATOR_SPEED;
+    }
+  });
+});
