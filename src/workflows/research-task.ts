@@ -55,9 +55,16 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     setCurrentDetails(model.details());
   };
 
+  // Marked answered first so a second answer cannot race this one; unmarked if the service refuses it.
   const forwardAnswer = async (answer: CheckpointAnswer): Promise<void> => {
     model.markAnswered(answer.interactionId);
-    await calls.answerResearchCheckpoint({ deepresearchId: model.deepresearchId!, interactionId: answer.interactionId, response: answer.response });
+    try {
+      await calls.answerResearchCheckpoint({ deepresearchId: model.deepresearchId!, interactionId: answer.interactionId, response: answer.response });
+    } catch (error) {
+      model.unmarkAnswered(answer.interactionId);
+      wake = true;
+      throw ApplicationFailure.create({ type: FailureType.Refused, message: `the service refused the answer: ${failureMessage(error)}`, nonRetryable: true });
+    }
     wake = true;
     publish();
   };
@@ -76,11 +83,13 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   });
   setHandler(checkpointResponseSignal, async (answer) => {
     const problem = model.answerProblem(answer);
+    const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
     if (problem) {
-      model.reject(String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? ''), problem, Date.now());
+      model.reject(interactionId, problem, Date.now());
       return;
     }
-    await forwardAnswer(answer);
+    // A signal's sender cannot be told; a refusal is recorded, and the workflow waits for another answer.
+    await forwardAnswer(answer).catch((error: unknown) => model.reject(interactionId, failureMessage(error), Date.now()));
   });
   setHandler(respondToCheckpointUpdate, async (answer) => {
     await forwardAnswer(answer);

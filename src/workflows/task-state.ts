@@ -27,6 +27,8 @@ export class ResearchTaskModel {
   /** Interactions already answered, so a signal and an update cannot both answer one. */
   readonly answered = new Set<string>();
   #inputSince?: number;
+  /** The interaction whose answer is being forwarded, to show it again if the service refuses. */
+  #answering?: Interaction;
   #seenCheckpoints = new Set<CheckpointType>();
 
   constructor(
@@ -85,10 +87,22 @@ export class ResearchTaskModel {
   markAnswered(interactionId: string): void {
     this.answered.add(interactionId);
     if (this.interaction?.interaction_id === interactionId) {
+      this.#answering = this.interaction;
       this.interaction = undefined;
       this.waitingFor = 'research';
       this.detail = undefined;
     }
+  }
+
+  /** Forgets an answer the service refused: the checkpoint shows again and takes another answer. */
+  unmarkAnswered(interactionId: string): void {
+    this.answered.delete(interactionId);
+    if (this.#answering?.interaction_id === interactionId && this.interaction === undefined) {
+      this.interaction = this.#answering;
+      this.waitingFor = 'checkpoint';
+      this.detail = `waiting for an answer to ${this.interaction.type} (interaction ${interactionId}); the last one was refused`;
+    }
+    this.#answering = undefined;
   }
 
   /** Why an instruction is refused before asking the service, or undefined. */

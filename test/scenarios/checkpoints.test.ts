@@ -2,7 +2,9 @@ import type { Interaction } from '../../src/api/schemas';
 import { addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate } from '../../src/workflows/definitions';
 import type { CheckpointAnswer, ResearchTaskResult, ResearchTaskState } from '../../src/workflows/types';
 import { describeScenarios, type ScenarioHandle } from '../support/scenario-env';
-import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../../src/workflows/failures';
+import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
 /** A right answer for each checkpoint type, built from what the interaction shows. */
 function rightAnswer(interaction: Interaction): CheckpointAnswer {
@@ -73,6 +75,26 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     expect(result.timings.waitingForInputMs).toBeLessThan(5 * 60_000);
     const task = await world.api.getTask(result.deepresearchId);
     expect(task.hitl_history).toHaveLength(4);
+  });
+
+  it('keeps waiting when the service refuses an answer, by signal or by update, and takes the next one', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    let refusals = 2;
+    replaceActivity('answerResearchCheckpoint', (original) => async (input) => {
+      if (refusals-- > 0) throw ApplicationFailure.create({ type: FailureType.InvalidRequest, message: 'interaction is no longer active', nonRetryable: true });
+      return original(input);
+    });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'refused-answer', args: [{ request: { query: 'Heat pump adoption', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }] });
+    const interaction = await waitForCheckpoint(handle, new Set());
+    const approve: CheckpointAnswer = { interactionId: interaction.interaction_id, response: { approved: true } };
+    await handle.signal(checkpointResponseSignal, approve);
+    const state = await handle.query(researchTaskStateQuery);
+    expect(state.rejectedAnswers.at(-1)?.reason).toContain('the service refused the answer: interaction is no longer active');
+    await expect(handle.executeUpdate(respondToCheckpointUpdate, approve)).rejects.toThrow(/the service refused the answer/);
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).interaction?.interaction_id === interaction.interaction_id, { description: 'the checkpoint shown again' });
+    await expect(handle.executeUpdate(respondToCheckpointUpdate, approve)).resolves.toEqual({ accepted: true, interactionId: interaction.interaction_id });
+    expect((await handle.result()).status).toBe('completed');
   });
 
   it('answers a checkpoint that timed out into paused, later', async () => {

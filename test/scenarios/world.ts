@@ -32,6 +32,12 @@ export interface ResearchWorld {
 
 let current: Activities | undefined;
 
+/** Replaces one activity of the current world for the rest of a test (to make the service refuse something). */
+export function replaceActivity<Name extends keyof Activities>(name: Name, replacement: (original: Activities[Name]) => Activities[Name]): void {
+  if (!current) throw new Error('no research world: call makeWorld() in the test first');
+  current = { ...current, [name]: replacement(current[name]) };
+}
+
 // Activity names are fixed by createActivities; the scenario setup registers delegates so each test can
 // bind them to its own emulator after the environment (and its clock) exists.
 const names = Object.keys(createActivities({

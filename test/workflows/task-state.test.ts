@@ -87,3 +87,17 @@ describe('ResearchTaskModel.details', () => {
     ].join('\n\n'));
   });
 });
+
+describe('ResearchTaskModel answers refused by the service', () => {
+  it('shows the checkpoint again, ready for another answer', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('awaiting_input', { interaction: review }), 0);
+    model.markAnswered('int_2');
+    expect(model.answerProblem({ interactionId: 'int_2', response: { approved: true } })).toMatch(/no checkpoint/);
+    model.unmarkAnswered('int_2');
+    expect(model.interaction).toEqual(review);
+    expect(model.toState()).toMatchObject({ waitingFor: 'checkpoint' });
+    expect(model.toState().detail).toContain('the last one was refused');
+    expect(model.answerProblem({ interactionId: 'int_2', response: { approved: true } })).toBeUndefined();
+  });
+});
