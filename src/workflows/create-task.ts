@@ -4,9 +4,10 @@ import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
 import { failureType } from './failure-info';
 import { FailureType } from './failures';
+import { operatorRemedy, type OperatorRemedy } from './operator-remedy';
 import { RECONCILE_DELAYS_MS } from './polling';
 import type { ResearchTaskModel } from './task-state';
-import type { CreateDecision } from './types';
+import type { CreateDecision, WaitReason } from './types';
 
 type Activities = ActivityInterfaceFor<ReturnType<typeof createActivities>>;
 
@@ -25,7 +26,7 @@ export interface CreateTaskContext {
 }
 
 /**
- * Creates the paid task exactly once. 402 waits for an operator's `resume`; an ambiguous outcome
+ * Creates the paid task exactly once. 402, 401 and 403 wait for an operator's `resume`; an ambiguous outcome
  * (request sent, no answer) is reconciled against the service's task list, a webhook or an operator's
  * decision before the create is ever sent again.
  */
@@ -35,12 +36,12 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
       // Not cancellable while in flight: a create abandoned midway could leave a task nobody follows.
       return await CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey }));
     } catch (error) {
-      const type = failureType(error);
-      if (type === FailureType.CreditsExhausted) {
-        await waitForTopUp(ctx);
+      const remedy = operatorRemedy(error);
+      if (remedy) {
+        await waitForOperator(ctx, remedy);
         continue;
       }
-      if (type !== FailureType.CreateOutcomeUnknown) throw error;
+      if (failureType(error) !== FailureType.CreateOutcomeUnknown) throw error;
       const found = await reconcile(ctx);
       if (found) return found;
       log.warn('create outcome unknown and no task found after reconciling: creating again', { requestKey: ctx.requestKey });
@@ -48,13 +49,17 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
   }
 }
 
-async function waitForTopUp(ctx: CreateTaskContext): Promise<void> {
-  ctx.model.waitingFor = 'credits_exhausted';
-  ctx.model.detail = 'credits exhausted (402): top up the account, then send the resume signal';
+/** What waiting for an operator needs from the workflow. */
+export type OperatorWaitContext = Pick<CreateTaskContext, 'model' | 'publish' | 'resumeRequested' | 'takeResume'>;
+
+/** Shows why the workflow waits and what to do, then waits for the `resume` signal. */
+export async function waitForOperator(ctx: OperatorWaitContext, remedy: OperatorRemedy, then: WaitReason = 'creating'): Promise<void> {
+  ctx.model.waitingFor = remedy.waitingFor;
+  ctx.model.detail = remedy.detail;
   ctx.publish();
   await condition(ctx.resumeRequested);
   ctx.takeResume();
-  ctx.model.waitingFor = 'creating';
+  ctx.model.waitingFor = then;
   ctx.model.detail = undefined;
   ctx.publish();
 }

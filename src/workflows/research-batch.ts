@@ -8,7 +8,7 @@ import { download, shortCall } from './activity-options';
 import {
   batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, nextBatchPollDelayMs,
 } from './batch-plan';
-import { failureType } from './failure-info';
+import { operatorRemedy } from './operator-remedy';
 import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { FailureType } from './failures';
 import { contextMetadata } from './ids';
@@ -21,7 +21,7 @@ const downloads = proxyActivities<Activities>(download);
 
 /**
  * One service batch as a durable workflow: create it with shared configuration, add tasks 100 at a
- * time (waiting for a top-up after 402), follow its counts (polling plus batch webhooks), then store
+ * time (waiting for an operator after 402, 401 or 403), follow its counts (polling plus batch webhooks), then store
  * every task's output page by page. Cancelling cancels the batch and collects what finished. Long
  * runs continue as new, carrying only what is left to do and references to what was stored.
  */
@@ -67,20 +67,31 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       carried: { ...carried, batchId: carried.batchId! },
     });
   };
-  const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks']): Promise<void> => {
-    for (let reconcile = false; ; reconcile = true) {
+  // Credits, a refused key or a missing permission wait for an operator's resume instead of failing.
+  const untilResumed = async <T>(call: () => Promise<T>): Promise<T> => {
+    for (;;) {
       try {
-        state.counts = (await calls.addResearchBatchTasks({ batchId, tasks, reconcile })).counts;
-        return;
+        return await call();
       } catch (error) {
-        if (failureType(error) !== FailureType.CreditsExhausted) throw error;
-        state.detail = 'credits exhausted (402) while adding tasks: top up the account, then send the resume signal';
+        const remedy = operatorRemedy(error);
+        if (!remedy) throw error;
+        state.detail = remedy.detail;
         publish();
         await condition(() => resumeRequested);
         resumeRequested = false;
         state.detail = undefined;
       }
     }
+  };
+  const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks']): Promise<void> => {
+    let reconcile = false;
+    const added = await untilResumed(() => {
+      // After a refused add, list the batch first: ids already there are not added again.
+      const call = calls.addResearchBatchTasks({ batchId, tasks, reconcile });
+      reconcile = true;
+      return call;
+    });
+    state.counts = added.counts;
   };
 
   upsertSearchAttributes([
@@ -109,7 +120,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       carried.phase = state.phase = 'following';
     }
     while (carried.phase === 'following') {
-      const snapshot = await calls.getResearchBatch({ batchId });
+      const snapshot = await untilResumed(() => calls.getResearchBatch({ batchId }));
       carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;

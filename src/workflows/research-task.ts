@@ -1,23 +1,20 @@
 import {
-  ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setCurrentDetails, setHandler,
+  ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setCurrentDetails,
   allHandlersFinished, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { CreatedResearchTask, StoredOutputs } from '../activities/types';
+import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
 import { createCall, download, shortCall } from './activity-options';
-import {
-  addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate, resumeSignal,
-  resolveCreateSignal, webhookReceivedSignal,
-} from './definitions';
 import { FailureType } from './failures';
-import { failureMessage } from './failure-info';
 import { contextMetadata, storageKey } from './ids';
 import { nextPollDelayMs } from './polling';
-import { createTaskDurably } from './create-task';
+import { createTaskDurably, waitForOperator, type OperatorWaitContext } from './create-task';
+import { operatorRemedy } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
+import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
-import type { CheckpointAnswer, CreateDecision, ResearchTaskInput, ResearchTaskResult } from './types';
+import type { ResearchTaskInput, ResearchTaskResult } from './types';
 
 type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
@@ -35,9 +32,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   const hitl = input.request.hitl ?? {};
   const enabled = (['planning_questions', 'plan_review', 'source_review', 'outline_review'] as const).filter((type: CheckpointType) => hitl[type] === true);
   const model = new ResearchTaskModel(mode, enabled);
-  let wake = false;
-  let resumeRequested = false;
-  let decision: CreateDecision | undefined;
+  const inbox = new TaskInbox();
   let webhookConfigured: boolean;
   let lastStatus: string | undefined;
   let lastCost: number | undefined;
@@ -55,73 +50,26 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     setCurrentDetails(model.details());
   };
 
-  // Marked answered first so a second answer cannot race this one; unmarked if the service refuses it.
-  const forwardAnswer = async (answer: CheckpointAnswer): Promise<void> => {
-    model.markAnswered(answer.interactionId);
-    try {
-      await calls.answerResearchCheckpoint({ deepresearchId: model.deepresearchId!, interactionId: answer.interactionId, response: answer.response });
-    } catch (error) {
-      model.unmarkAnswered(answer.interactionId);
-      wake = true;
-      throw ApplicationFailure.create({ type: FailureType.Refused, message: `the service refused the answer: ${failureMessage(error)}`, nonRetryable: true });
-    }
-    wake = true;
-    publish();
-  };
-
-  setHandler(researchTaskStateQuery, () => model.toState());
-  setHandler(webhookReceivedSignal, (notice) => {
-    model.webhooks++;
-    if (notice.deepresearchId && model.deepresearchId === undefined && decision === undefined) decision = { adoptTaskId: notice.deepresearchId };
-    wake = true;
-  });
-  setHandler(resumeSignal, () => {
-    resumeRequested = true;
-  });
-  setHandler(resolveCreateSignal, (value) => {
-    decision = value;
-  });
-  setHandler(checkpointResponseSignal, async (answer) => {
-    const problem = model.answerProblem(answer);
-    const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
-    if (problem) {
-      model.reject(interactionId, problem, Date.now());
-      return;
-    }
-    // A signal's sender cannot be told; a refusal is recorded, and the workflow waits for another answer.
-    await forwardAnswer(answer).catch((error: unknown) => model.reject(interactionId, failureMessage(error), Date.now()));
-  });
-  setHandler(respondToCheckpointUpdate, async (answer) => {
-    await forwardAnswer(answer);
-    return { accepted: true as const, interactionId: answer.interactionId };
-  }, {
-    validator: (answer) => {
-      const problem = model.answerProblem(answer);
-      if (problem) throw new Error(problem);
-    },
-  });
-  setHandler(addInstructionUpdate, async (instruction) => {
-    try {
-      await calls.addResearchInstruction({ deepresearchId: model.deepresearchId!, instruction });
-      model.instructions.push({ instruction, accepted: true });
-      return { accepted: true as const };
-    } catch (error) {
-      const reason = failureMessage(error);
-      model.instructions.push({ instruction, accepted: false, reason });
-      throw ApplicationFailure.create({ type: FailureType.Refused, message: `instruction refused: ${reason}`, nonRetryable: true });
-    }
-  }, {
-    validator: (instruction) => {
-      const problem = model.instructionProblem(instruction);
-      if (problem) throw new Error(problem);
-    },
-  });
+  handleTaskMessages({ model, inbox, calls, publish });
 
   upsertSearchAttributes([
     { key: ResearchModeKey, value: mode },
     ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
   ]);
   publish();
+
+  const operator: OperatorWaitContext = { model, publish, resumeRequested: () => inbox.resumeRequested, takeResume: () => inbox.takeResume() };
+  const readStatus = async (deepresearchId: string): Promise<TaskSnapshot> => {
+    for (;;) {
+      try {
+        return await calls.getResearchTask({ deepresearchId });
+      } catch (error) {
+        const remedy = operatorRemedy(error);
+        if (!remedy) throw error;
+        await waitForOperator(operator, remedy, 'research');
+      }
+    }
+  };
 
   const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
@@ -131,16 +79,9 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       creates,
       calls,
-      model,
-      publish,
-      takeResume: () => (resumeRequested ? ((resumeRequested = false), true) : false),
-      resumeRequested: () => resumeRequested,
-      takeDecision: () => {
-        const value = decision;
-        decision = undefined;
-        return value;
-      },
-      hasDecision: () => decision !== undefined,
+      ...operator,
+      takeDecision: () => inbox.takeDecision(),
+      hasDecision: () => inbox.decision !== undefined,
     });
     model.deepresearchId = created.deepresearchId;
     webhookConfigured = created.webhookConfigured;
@@ -150,17 +91,17 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     publish();
 
     while (!model.terminal) {
-      const snapshot = await calls.getResearchTask({ deepresearchId: created.deepresearchId });
+      const snapshot = await readStatus(created.deepresearchId);
       model.polls++;
       model.apply(snapshot, Date.now());
       publish();
       if (model.terminal) break;
-      wake = false;
+      inbox.wake = false;
       const delay = nextPollDelayMs({
         mode, status: snapshot.status, elapsedMs: Date.now() - startedAt, webhookConfigured,
         checkpointsAhead: model.checkpointsAhead, overrides: input.polling,
       });
-      await condition(() => wake, delay);
+      await condition(() => inbox.wake, delay);
     }
   } catch (error) {
     if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) throw error;

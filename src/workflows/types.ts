@@ -31,6 +31,7 @@ export type WaitReason =
   | 'creating'
   | 'reconciling_create'
   | 'credits_exhausted'
+  | 'operator'
   | 'research'
   | 'checkpoint'
   | 'storing_outputs';

@@ -4,7 +4,8 @@ import { researchTaskStateQuery, resumeSignal } from '../../src/workflows/defini
 import { FailureType } from '../../src/workflows/failures';
 import type { ResearchTaskResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
-import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { ApplicationFailure } from '@temporalio/common';
+import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
 describeScenarios('researchTaskWorkflow: cancellation, failures and faults', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -58,6 +59,25 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     await handle.signal(resumeSignal);
     const result = await handle.result();
     expect(result.status).toBe('completed');
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+  });
+
+  it('waits for an operator when the key is refused while following the task, and goes on after resume', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    let refused = false;
+    replaceActivity('getResearchTask', (original) => async (input) => {
+      if (refused) throw ApplicationFailure.create({ type: FailureType.Unauthorized, message: 'Invalid API key', nonRetryable: true });
+      return original(input);
+    });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'key-refused', args: [{ request: { query: 'Port congestion', mode: 'fast' }, polling: world.polling }] });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'running', { description: 'running' });
+    refused = true;
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).waitingFor === 'operator', { description: 'waiting for an operator' });
+    expect((await handle.query(researchTaskStateQuery)).detail).toMatch(/401.*RESEARCH_API_KEY.*resume/);
+    refused = false;
+    await handle.signal(resumeSignal);
+    expect((await handle.result()).status).toBe('completed');
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
   });
 

@@ -1,0 +1,26 @@
+import { failureType } from './failure-info';
+import { FailureType } from './failures';
+import type { WaitReason } from './types';
+
+/** Why a workflow waits for an operator, and what the operator should do. */
+export interface OperatorRemedy {
+  waitingFor: Extract<WaitReason, 'credits_exhausted' | 'operator'>;
+  detail: string;
+}
+
+/**
+ * For a failure an operator can fix (credits, the API key, its permissions), what to do before the
+ * `resume` signal; undefined for any other failure. Waiting instead of failing keeps a paid task tracked.
+ */
+export function operatorRemedy(error: unknown): OperatorRemedy | undefined {
+  switch (failureType(error)) {
+    case FailureType.CreditsExhausted:
+      return { waitingFor: 'credits_exhausted', detail: 'credits exhausted (402): top up the account, then send the resume signal' };
+    case FailureType.Unauthorized:
+      return { waitingFor: 'operator', detail: 'the service rejected the API key (401): fix RESEARCH_API_KEY and restart the worker, then send the resume signal' };
+    case FailureType.Forbidden:
+      return { waitingFor: 'operator', detail: 'the API key lacks a permission (403, e.g. inference): grant it, then send the resume signal' };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,102 @@
+import { ApplicationFailure, setHandler, type ActivityInterfaceFor } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import {
+  addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate, resumeSignal,
+  resolveCreateSignal, webhookReceivedSignal,
+} from './definitions';
+import { failureMessage } from './failure-info';
+import { FailureType } from './failures';
+import type { ResearchTaskModel } from './task-state';
+import type { CheckpointAnswer, CreateDecision } from './types';
+
+/** What the message handlers leave for the workflow's main loop. */
+export class TaskInbox {
+  /** Fetch the status now (a webhook came, or an answer was forwarded). */
+  wake = false;
+  resumeRequested = false;
+  decision?: CreateDecision;
+
+  /** Consumes a pending `resume`. */
+  takeResume(): boolean {
+    const value = this.resumeRequested;
+    this.resumeRequested = false;
+    return value;
+  }
+
+  /** Consumes a pending create decision. */
+  takeDecision(): CreateDecision | undefined {
+    const value = this.decision;
+    this.decision = undefined;
+    return value;
+  }
+}
+
+/** What the handlers act on. */
+export interface TaskHandlerContext {
+  model: ResearchTaskModel;
+  inbox: TaskInbox;
+  calls: ActivityInterfaceFor<ReturnType<typeof createActivities>>;
+  publish(): void;
+}
+
+/** Registers the research task's query, signals and updates (validators check before anything is sent). */
+export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandlerContext): void {
+  // Marked answered first so a second answer cannot race this one; unmarked if the service refuses it.
+  const forwardAnswer = async (answer: CheckpointAnswer): Promise<void> => {
+    model.markAnswered(answer.interactionId);
+    try {
+      await calls.answerResearchCheckpoint({ deepresearchId: model.deepresearchId!, interactionId: answer.interactionId, response: answer.response });
+    } catch (error) {
+      model.unmarkAnswered(answer.interactionId);
+      throw ApplicationFailure.create({ type: FailureType.Refused, message: `the service refused the answer: ${failureMessage(error)}`, nonRetryable: true });
+    } finally {
+      inbox.wake = true;
+      publish();
+    }
+  };
+
+  setHandler(researchTaskStateQuery, () => model.toState());
+  setHandler(webhookReceivedSignal, (notice) => {
+    model.webhooks++;
+    // A webhook naming a task while the create's outcome is unknown settles it.
+    if (notice.deepresearchId && model.deepresearchId === undefined && inbox.decision === undefined) inbox.decision = { adoptTaskId: notice.deepresearchId };
+    inbox.wake = true;
+  });
+  setHandler(resumeSignal, () => void (inbox.resumeRequested = true));
+  setHandler(resolveCreateSignal, (value) => void (inbox.decision = value));
+  setHandler(checkpointResponseSignal, async (answer) => {
+    const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
+    const problem = model.answerProblem(answer);
+    if (problem) {
+      model.reject(interactionId, problem, Date.now());
+      return;
+    }
+    // A signal's sender cannot be told; a refusal is recorded, and the workflow waits for another answer.
+    await forwardAnswer(answer).catch((error: unknown) => model.reject(interactionId, failureMessage(error), Date.now()));
+  });
+  setHandler(respondToCheckpointUpdate, async (answer) => {
+    await forwardAnswer(answer);
+    return { accepted: true as const, interactionId: answer.interactionId };
+  }, {
+    validator: (answer) => {
+      const problem = model.answerProblem(answer);
+      if (problem) throw new Error(problem);
+    },
+  });
+  setHandler(addInstructionUpdate, async (instruction) => {
+    try {
+      await calls.addResearchInstruction({ deepresearchId: model.deepresearchId!, instruction });
+      model.instructions.push({ instruction, accepted: true });
+      return { accepted: true as const };
+    } catch (error) {
+      const reason = failureMessage(error);
+      model.instructions.push({ instruction, accepted: false, reason });
+      throw ApplicationFailure.create({ type: FailureType.Refused, message: `instruction refused: ${reason}`, nonRetryable: true });
+    }
+  }, {
+    validator: (instruction) => {
+      const problem = model.instructionProblem(instruction);
+      if (problem) throw new Error(problem);
+    },
+  });
+}
