@@ -103,7 +103,7 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'paused', args: [{ request: { query: 'Offshore wind supply chain', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }] });
     const interaction = await waitForCheckpoint(handle, new Set(), 'paused');
     expect((await handle.query(researchTaskStateQuery)).detail).toMatch(/^paused at plan_review/);
-    await env.sleep(30 * 60_000);
+    await world.pass(30 * 60_000);
     await handle.signal(checkpointResponseSignal, { interactionId: interaction.interaction_id, response: { approved: true } });
     const result = await handle.result();
     expect(result.status).toBe('completed');

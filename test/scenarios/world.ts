@@ -21,6 +21,8 @@ export interface ResearchWorld {
   secrets: InMemoryWebhookSecretStore;
   /** Poll delays for this environment: the defaults on the harness; scaled down like the emulator on a server. */
   polling?: { initialDelayMs: number; maxDelayMs: number };
+  /** Lets `ms` of emulator time pass: skipped on the harness, scaled down like the emulator on a server. */
+  pass(ms: number): Promise<void>;
   /** Base URL of the stand-in intake, when the world was made with webhooks. */
   intakeUrl?: string;
   /** Workflows the intake signals, by workflow id (register a handle to route webhooks to it). */
@@ -31,6 +33,9 @@ export interface ResearchWorld {
 }
 
 let current: Activities | undefined;
+
+/** On a real server time is real, so the emulator runs this much faster to keep scenarios short. */
+const SERVER_SPEED = 600;
 
 /** Replaces one activity of the current world for the rest of a test (to make the service refuse something). */
 export function replaceActivity<Name extends keyof Activities>(name: Name, replacement: (original: Activities[Name]) => Activities[Name]): void {
@@ -68,7 +73,7 @@ export interface WorldOptions {
  * server) and binds the activities to it.
  */
 export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): Promise<ResearchWorld> {
-  const timing = env.kind === 'harness' ? { clock: env.clock } : { speed: 600 };
+  const timing = env.kind === 'harness' ? { clock: env.clock } : { speed: SERVER_SPEED };
   const emulator = await startEmulator({ seed: 11, ...options.emulator, ...timing, research: { durationJitter: 0, ...options.emulator?.research } });
   const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
@@ -111,6 +116,7 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
   return {
     emulator, api, store, secrets, intakeUrl, intake,
     ...(env.kind === 'server' ? { polling: { initialDelayMs: 20, maxDelayMs: 200 } } : {}),
+    pass: (ms) => env.sleep(env.kind === 'server' ? ms / SERVER_SPEED : ms),
     route: (handle) => void handles.set(handle.workflowId, handle),
     close: async () => {
       current = undefined;
