@@ -47,14 +47,17 @@ export class ResearchClient {
     return this.#data({ method: 'POST', path: '/contents', body: request, requestSchema: s.contentsRequest, responseSchema: s.contentsResponse }, options);
   }
 
-  /** `POST /answer`: typed events parsed from the SSE stream as they arrive, ending with `done`. */
+  /**
+   * `POST /answer`: typed events parsed from the SSE stream as they arrive, ending with `done`. The
+   * time limit applies to the response head and then between chunks, so a long answer is not cut off.
+   */
   async *answer(request: s.AnswerRequest, options?: CallOptions): AsyncGenerator<AnswerEvent> {
     const parsed = s.answerRequest.safeParse(request);
     const path = this.#http.pathOf('/answer');
     if (!parsed.success) {
       throw ResearchApiError.invalidRequest({ method: 'POST', path, error: parsed.error });
     }
-    const response = await this.#http.send('POST', '/answer', { body: parsed.data, options, accept: 'text/event-stream' });
+    const response = await this.#http.send('POST', '/answer', { body: parsed.data, options, accept: 'text/event-stream', stream: true });
     yield* parseAnswerStream(this.#chunks(response), {
       method: 'POST',
       path,

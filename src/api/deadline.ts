@@ -25,6 +25,11 @@ export class Deadline extends EventEmitter {
     }
   }
 
+  /** Stops the time limit but keeps following the caller's signal (for a body that streams a long time). */
+  readonly stopTimer = (): void => {
+    clearTimeout(this.#timer);
+  };
+
   /** Stops the timer and lets go of the caller's signal (a long-lived one would otherwise collect listeners). */
   readonly clear = (): void => {
     clearTimeout(this.#timer);

@@ -44,6 +44,11 @@ export interface SendInit {
   body?: unknown;
   options?: CallOptions;
   accept?: string;
+  /**
+   * A long-lived body (the Answer stream): the time limit covers the wait for the response head, and
+   * after that the limit is between chunks (undici's body timeout), not the whole stream.
+   */
+  stream?: boolean;
 }
 
 /** HTTP transport of the client: one attempt per call, keep-alive, key in `X-API-Key`, errors classified. */
@@ -98,6 +103,7 @@ export class Transport {
    */
   async send(method: string, pathOrUrl: string, init: SendInit = {}): Promise<RawResponse> {
     const { response, target, deadline } = await this.#request(method, pathOrUrl, init);
+    if (init.stream) deadline.stopTimer();
     response.body.once('close', deadline.clear);
     return { status: response.statusCode, headers: response.headers, body: response.body, target };
   }

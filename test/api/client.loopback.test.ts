@@ -190,6 +190,39 @@ describe('the Answer stream over real HTTP', () => {
     expect(error).toMatchObject({ kind: 'network', retryable: true, path: '/v1/answer' });
   });
 
+  test('a long answer is not cut off by the time limit while chunks keep coming', async () => {
+    const short = new ResearchClient({ apiKey: API_KEY, baseUrl: client.baseUrl, timeoutMs: 300 });
+    routes['POST /v1/answer'] = async (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(sse(searchResultsEvent));
+      // Six chunks 150 ms apart: 900 ms in all, three times the limit, never 300 ms without a byte.
+      for (let chunk = 0; chunk < 6; chunk++) {
+        await pause(150);
+        response.write(sse(contentEvent(`part ${chunk} `)));
+      }
+      response.end(sse(metadataEvent) + sse('[DONE]'));
+    };
+    const types: string[] = [];
+    for await (const event of short.answer({ query: 'q' })) types.push(event.type);
+    await short.close();
+    expect(types).toEqual(['search_results', ...Array<string>(6).fill('content'), 'metadata', 'done']);
+  });
+
+  test('a stream that stalls longer than the time limit fails as a retryable timeout', async () => {
+    const short = new ResearchClient({ apiKey: API_KEY, baseUrl: client.baseUrl, timeoutMs: 200 });
+    routes['POST /v1/answer'] = async (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(sse(searchResultsEvent));
+      await pause(1_000);
+      response.end(sse('[DONE]'));
+    };
+    const error = await (async () => {
+      for await (const _event of short.answer({ query: 'q' })) { /* drain */ }
+    })().catch((caught: unknown) => caught);
+    await short.close();
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true, path: '/v1/answer' });
+  });
+
   test('a service error before the stream starts is an HTTP error', async () => {
     routes['POST /v1/answer'] = (_request, _body, response) => json(response, 402, { success: false, error: 'top up your account' });
     const error = await (async () => {
