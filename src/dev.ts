@@ -4,6 +4,7 @@ import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
 import { startEmulator } from './emulator/server';
 import { researchTaskWorkflowId } from './workflows/ids';
+import { ensureSearchAttributes } from './register-search-attributes';
 import { RESEARCH_SEARCH_ATTRIBUTES } from './workflows/search-attributes';
 import type { ResearchTaskInput, ResearchTaskResult } from './workflows/types';
 
@@ -33,6 +34,7 @@ async function openTemporal(options: DevOptions): Promise<TemporalTarget> {
   if (options.temporalAddress) {
     const workerConnection = await NativeConnection.connect({ address: options.temporalAddress });
     const clientConnection = await Connection.connect({ address: options.temporalAddress });
+    await ensureSearchAttributes(workerConnection, namespace, options.log);
     return { workerConnection, clientConnection, namespace, close: async () => { await clientConnection.close(); await workerConnection.close(); } };
   }
   let testing: typeof import('@temporalio/testing');

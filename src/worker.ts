@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { ResearchClient } from './api';
 import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
 import type { Config } from './config';
+import { ensureSearchAttributes } from './register-search-attributes';
 
 /** A research service the worker talks to, and how to let go of it. */
 export interface ResearchConnection {
@@ -69,6 +70,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
   const cleanups: Array<() => void> = [];
   try {
     connection = await NativeConnection.connect({ address: config.temporal.address });
+    await ensureSearchAttributes(connection, config.temporal.namespace, log);
     const worker = await Worker.create({
       connection,
       ...createWorkerOptions(config, {

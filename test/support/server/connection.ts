@@ -1,12 +1,10 @@
-import { defineSearchAttributeKey, type SearchAttributeType } from '@temporalio/common';
-import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
-import type { temporal } from '@temporalio/proto';
+import { defineSearchAttributeKey } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { ServerPlan } from './discovery';
+import { registerSearchAttributes, type SearchAttributeDeclarations } from '../../../src/register-search-attributes';
 
-/** Declared custom search attributes: name -> type. */
-export type SearchAttributeDeclarations = Readonly<Record<string, SearchAttributeType>>;
+export type { SearchAttributeDeclarations };
 
 /** A connected server: the SDK's test environment and the namespace scenarios run in. */
 export interface ServerConnection {
@@ -68,21 +66,7 @@ async function connect(plan: ServerPlan, searchAttributes: SearchAttributeDeclar
 // createLocal registers search attributes only at start; a later scenario block may need more, and
 // an existing server may not have them at all.
 async function ensureSearchAttributes({ env, namespace }: ServerConnection, wanted: SearchAttributeDeclarations): Promise<void> {
-  if (Object.keys(wanted).length === 0) return;
-  const { operatorService } = env.connection;
-  const { customAttributes } = await operatorService.listSearchAttributes({ namespace });
-  const missing = Object.entries(wanted).filter(([name]) => !(name in customAttributes));
-  if (missing.length === 0) return;
-  await operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, indexedValueType(type)])),
-  });
-}
-
-function indexedValueType(type: SearchAttributeType): temporal.api.enums.v1.IndexedValueType {
-  const encoded = encodeSearchAttributeIndexedValueType(type);
-  if (encoded === undefined) throw new Error(`Unknown search attribute type ${type}`);
-  return encoded;
+  if (Object.keys(wanted).length > 0) await registerSearchAttributes(env.connection, namespace, wanted);
 }
 
 // Rejects after `ms`; an environment that still arrives later is torn down so no server leaks.
