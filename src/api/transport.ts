@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import { Deadline } from './deadline';
@@ -57,6 +57,7 @@ export class Transport {
   readonly timeoutMs: number;
   readonly #apiKey: string;
   readonly #origin: string;
+  readonly #basePath: string;
   readonly #userAgent: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
@@ -68,7 +69,9 @@ export class Transport {
     this.timeoutMs = parsed.data.timeoutMs;
     this.#apiKey = parsed.data.apiKey;
     this.#userAgent = parsed.data.userAgent;
-    this.#origin = new URL(this.baseUrl).origin;
+    const base = new URL(this.baseUrl);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
   }
@@ -123,20 +126,23 @@ export class Transport {
   }
 
   async #request(method: string, pathOrUrl: string, init: SendInit): Promise<{ response: Dispatcher.ResponseData; target: RequestTarget; deadline: Deadline }> {
-    const url = this.urlOf(pathOrUrl, init.query);
-    const target = { method, path: url.pathname };
+    const { origin, path } = this.#locate(pathOrUrl, init.query);
+    const target = { method, path: path.split('?')[0] ?? path };
     const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: init.accept ?? 'application/json' };
-    if (url.origin === this.#origin) headers['x-api-key'] = this.#apiKey;
+    if (origin === this.#origin) headers['x-api-key'] = this.#apiKey;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const timeoutMs = init.options?.timeoutMs ?? this.timeoutMs;
     const deadline = new Deadline(timeoutMs, init.options?.signal);
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(url, {
+      // The dispatcher directly, with origin and path already split: undici's top-level request() would
+      // parse the URL again on every call.
+      response = await this.#dispatcher.request({
+        origin,
+        path,
         method: method as Dispatcher.HttpMethod,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        dispatcher: this.#dispatcher,
         signal: deadline,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -153,7 +159,7 @@ export class Transport {
 
   /** The full path of a route, as error messages show it (`/v1/search`). */
   pathOf(path: string): string {
-    return this.urlOf(path).pathname;
+    return this.#basePath + path;
   }
 
   /** Closes the connection pool when the client made it (a caller's dispatcher is the caller's to close). */
@@ -161,13 +167,23 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  private urlOf(pathOrUrl: string, query?: CallSpec<z.ZodType>['query']): URL {
-    const url = /^https?:\/\//.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(this.baseUrl + pathOrUrl);
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
+  /** Origin and path (with query) of a route under the base URL, or of an absolute URL. */
+  #locate(pathOrUrl: string, query?: CallSpec<z.ZodType>['query']): { origin: string; path: string } {
+    let origin = this.#origin;
+    let path = this.#basePath + pathOrUrl;
+    if (/^https?:\/\//.test(pathOrUrl)) {
+      const url = new URL(pathOrUrl);
+      origin = url.origin;
+      path = url.pathname + url.search;
     }
-    return url;
+    const params = Object.entries(query ?? {}).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
+    if (params.length > 0) {
+      const search = new URLSearchParams(params.map(([name, value]): [string, string] => [name, String(value)]));
+      path += (path.includes('?') ? '&' : '?') + search.toString();
+    }
+    return { origin, path };
   }
+
 
   #validate(spec: CallSpec<z.ZodType>): unknown {
     if (!spec.requestSchema) return spec.body;
