@@ -26,3 +26,9 @@ export const download: ActivityOptions = {
   heartbeatTimeout: '1 minute',
   retry,
 };
+
+/** A lookup the workflow can do without (reconciling a lost create): a few quick tries, then it moves on. */
+export const lookup: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { ...retry, maximumAttempts: 3 },
+};

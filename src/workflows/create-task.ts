@@ -1,4 +1,4 @@
-import { CancellationScope, condition, log, type ActivityInterfaceFor } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
@@ -17,6 +17,8 @@ export interface CreateTaskContext {
   requestKey: string;
   creates: Activities;
   calls: Activities;
+  /** Activities with few retries, for lookups the workflow can go on without. */
+  lookups: Activities;
   model: ResearchTaskModel;
   publish(): void;
   resumeRequested(): boolean;
@@ -64,21 +66,39 @@ export async function waitForOperator(ctx: OperatorWaitContext, remedy: Operator
   ctx.publish();
 }
 
-/** Looks for the task the lost create may have made; undefined when it surely was not made. */
+/**
+ * Looks for the task the lost create may have made; undefined when the task list, read at least once,
+ * never showed it. When the list cannot be read at all, only an operator's decision (or a webhook naming
+ * the task) settles it: creating again blindly could pay for the task twice.
+ */
 async function reconcile(ctx: CreateTaskContext): Promise<CreatedResearchTask | undefined> {
   ctx.model.waitingFor = 'reconciling_create';
   ctx.model.detail = 'create sent but no answer came back: looking for the task before creating again (or send resolveCreate)';
   ctx.publish();
+  let listRead = false;
   for (const delayMs of [0, ...RECONCILE_DELAYS_MS]) {
     if (delayMs > 0) await condition(ctx.hasDecision, delayMs);
-    const decision = ctx.takeDecision();
-    if (decision && 'adoptTaskId' in decision) {
-      const snapshot = await ctx.calls.getResearchTask({ deepresearchId: decision.adoptTaskId });
-      return { deepresearchId: snapshot.deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: '', webhookConfigured: false, adopted: true };
+    if (ctx.hasDecision()) return decide(ctx);
+    try {
+      const found = await ctx.lookups.findResearchTask({ requestKey: ctx.requestKey });
+      listRead = true;
+      if (found) return found;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      log.warn('could not read the task list while reconciling a create', { requestKey: ctx.requestKey, error: String(error) });
     }
-    if (decision) return undefined;
-    const found = await ctx.calls.findResearchTask({ requestKey: ctx.requestKey });
-    if (found) return found;
   }
-  return undefined;
+  if (listRead) return undefined;
+  ctx.model.detail = 'create sent but no answer came back, and the task list cannot be read: send resolveCreate with {adoptTaskId} or {createAgain: true}';
+  ctx.publish();
+  await condition(ctx.hasDecision);
+  return decide(ctx);
+}
+
+/** Applies an operator's (or a webhook's) decision: adopt that task, or create again. */
+async function decide(ctx: CreateTaskContext): Promise<CreatedResearchTask | undefined> {
+  const decision = ctx.takeDecision();
+  if (!decision || !('adoptTaskId' in decision)) return undefined;
+  const snapshot = await ctx.calls.getResearchTask({ deepresearchId: decision.adoptTaskId });
+  return { deepresearchId: snapshot.deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: '', webhookConfigured: false, adopted: true };
 }

@@ -5,7 +5,7 @@ import {
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
-import { createCall, download, shortCall } from './activity-options';
+import { createCall, download, lookup, shortCall } from './activity-options';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
 import { nextPollDelayMs } from './polling';
@@ -20,6 +20,7 @@ type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
 const creates = proxyActivities<Activities>(createCall);
 const downloads = proxyActivities<Activities>(download);
+const lookups = proxyActivities<Activities>(lookup);
 
 /**
  * One DeepResearch task as a durable workflow: create it (never twice), follow it by polling and
@@ -79,6 +80,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       creates,
       calls,
+      lookups,
       ...operator,
       takeDecision: () => inbox.takeDecision(),
       hasDecision: () => inbox.decision !== undefined,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { researchTaskStateQuery, resumeSignal } from '../../src/workflows/definitions';
+import { researchTaskStateQuery, resolveCreateSignal, resumeSignal } from '../../src/workflows/definitions';
 import { FailureType } from '../../src/workflows/failures';
 import type { ResearchTaskResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
@@ -105,6 +105,30 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     expect(stats.tasksCreated).toBe(1);
     expect(Math.max(...Object.values(stats.tasksCreatedByMetadata))).toBe(1);
     expect(stats.requests['deepresearch.list']).toBeDefined();
+  });
+
+  it('waits for an operator when a create was lost and the task list cannot be read, then adopts the task named', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { faults: { 'deepresearch.create': { dropAfterProcessingRate: 1 }, 'deepresearch.list': { errorRate: 1 } } } });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'lost-create-no-list', args: [{ request: { query: 'Rare earth magnets', mode: 'fast' }, polling: world.polling }] });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('cannot be read') ?? false, { timeoutMs: 3_600_000, description: 'a request for an operator decision' });
+    expect(await handle.query(researchTaskStateQuery)).toMatchObject({ waitingFor: 'reconciling_create', status: 'creating' });
+    // The operator looks the task up (the list works again for them) and names it.
+    world.emulator.faults.replace({});
+    const [made] = await world.api.listTasks({ limit: 1 });
+    await handle.signal(resolveCreateSignal, { adoptTaskId: made!.deepresearch_id });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', deepresearchId: made!.deepresearch_id });
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+  });
+
+  it('deletes the task at the service once its outputs are stored, when asked to', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'delete-after', args: [{ request: { query: 'Grid batteries', mode: 'fast' }, polling: world.polling, deleteAfterStore: true }] });
+    const result = await handle.result();
+    expect(result.outputs.report?.bytes).toBeGreaterThan(0);
+    await expect(world.api.getTask(result.deepresearchId)).rejects.toMatchObject({ status: 404 });
   });
 
   it('stores deliverables and the PDF while history keeps only references', async () => {
