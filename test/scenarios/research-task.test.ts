@@ -45,5 +45,13 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     expect(hooked.polls * 2).toBeLessThan(polled.polls);
     const state = await handle.query(researchTaskStateQuery);
     expect(state).toMatchObject({ status: 'completed', webhooks: 1 });
+    // The webhook secret stays in the secret store: neither the result nor the state carries it.
+    const secret = await world.secrets.get(hooked.deepresearchId);
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify([hooked, state])).not.toContain(secret);
+    // Nor does any payload in history; the API key neither. (The query is there, which shows the check looks.)
+    expect(await handle.payloadsContain('Solar module prices')).toBe(true);
+    expect(await handle.payloadsContain(secret!)).toBe(false);
+    expect(await handle.payloadsContain(world.emulator.defaultApiKey)).toBe(false);
   });
 });

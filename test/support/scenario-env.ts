@@ -59,6 +59,8 @@ export interface ScenarioHandle<R> {
   searchAttributes(): Promise<Record<string, unknown>>;
   /** Largest payload that crossed the workflow boundary, in bytes (server: computed from history). */
   largestPayloadBytes(): Promise<number>;
+  /** True when any payload in the history (every run of the chain) contains `text`: secrets must not. */
+  payloadsContain(text: string): Promise<boolean>;
   /** Number of events in the current run's history (approximate on the harness). */
   historyLength(): Promise<number>;
   /** Number of runs in the continue-as-new chain so far. */

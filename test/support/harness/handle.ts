@@ -108,6 +108,10 @@ export class HarnessWorkflowHandle<R> implements ScenarioHandle<R> {
     return this.execution.largestPayloadBytes;
   }
 
+  async payloadsContain(text: string): Promise<boolean> {
+    return this.execution.payloadsContain(text);
+  }
+
   async historyLength(): Promise<number> {
     return this.execution.currentRun.historyEvents;
   }

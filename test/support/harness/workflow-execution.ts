@@ -61,6 +61,11 @@ export class WorkflowExecution {
     return Math.max(0, ...this.runs.map((run) => run.largestPayloadBytes));
   }
 
+  /** True when any payload of any run contains `text`. */
+  payloadsContain(text: string): boolean {
+    return this.runs.some((run) => run.payloadTexts.some((payload) => payload.includes(text)));
+  }
+
   /** Merges an upsert (or initial search attributes) into the latest values. */
   applySearchAttributes(attributes: temporal.api.common.v1.ISearchAttributes | null | undefined): void {
     for (const [name, payload] of Object.entries(attributes?.indexedFields ?? {})) {

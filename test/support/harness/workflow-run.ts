@@ -48,6 +48,8 @@ export class WorkflowRun implements ActivityOwner {
   historyEvents = 1; // WorkflowExecutionStarted
   /** Largest payload that crossed this run's boundary, in bytes. */
   largestPayloadBytes = 0;
+  /** Every payload's data as text, so a test can check that no secret crossed into history. */
+  readonly payloadTexts: string[] = [];
   /** Sum of the sizes of all payloads that crossed this run's boundary. */
   totalPayloadBytes = 0;
   /** Workflow timers by command seq. */
@@ -101,9 +103,10 @@ export class WorkflowRun implements ActivityOwner {
     if (this.open) this.queue.push(job);
   }
 
-  /** Records payloads crossing the workflow boundary for the size figures. */
+  /** Records payloads crossing the workflow boundary for the size figures and content checks. */
   recordPayloads(payloads: Iterable<Payload> | null | undefined): void {
     for (const payload of payloads ?? []) {
+      if (payload.data) this.payloadTexts.push(Buffer.from(payload.data).toString('utf8'));
       const bytes = payloadBytes(payload);
       this.largestPayloadBytes = Math.max(this.largestPayloadBytes, bytes);
       this.totalPayloadBytes += bytes;

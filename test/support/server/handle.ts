@@ -2,7 +2,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { ScenarioHandle } from '../scenario-env';
 import { messageError, queryError, resultError, updateError } from './errors';
-import { chainHistories, largestPayloadIn } from './history';
+import { chainHistories, largestPayloadIn, payloadTextsIn } from './history';
 
 /** A client WorkflowHandle on a real server, behind the scenario interface. */
 export class ServerWorkflowHandle<R> implements ScenarioHandle<R> {
@@ -51,6 +51,11 @@ export class ServerWorkflowHandle<R> implements ScenarioHandle<R> {
   async largestPayloadBytes(): Promise<number> {
     const histories = await chainHistories(this.client, this.workflowId);
     return Math.max(0, ...histories.map(largestPayloadIn));
+  }
+
+  async payloadsContain(text: string): Promise<boolean> {
+    const histories = await chainHistories(this.client, this.workflowId);
+    return histories.some((history) => payloadTextsIn(history).some((payload) => payload.includes(text)));
   }
 
   async historyLength(): Promise<number> {

@@ -26,6 +26,13 @@ export function largestPayloadIn(value: unknown): number {
   return children.reduce<number>((largest, child) => Math.max(largest, largestPayloadIn(child)), 0);
 }
 
+/** Every payload's data anywhere in `value`, as text. */
+export function payloadTextsIn(value: unknown): string[] {
+  if (isPayload(value)) return [Buffer.from(value.data as Uint8Array).toString('utf8')];
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array || Long.isLong(value)) return [];
+  return (Array.isArray(value) ? value : Object.values(value)).flatMap(payloadTextsIn);
+}
+
 // Events hold payloads at many depths (inputs, results, markers, update requests); walking them
 // generically finds them all without listing every event type.
 function isPayload(value: unknown): value is Payload {
