@@ -39,6 +39,7 @@ async function readsPerSecond(origin: string, paths: string[], headers: Record<s
 
 async function main(): Promise<void> {
   const before = heapMb();
+  const rssBefore = process.memoryUsage().rss / 1_048_576;
   const emulator = await startEmulator({ seed: 1, defaultCreditsUsd: 1_000_000, rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 }, research: { capacity: 1_000_000 } });
   const client = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
   const created = Date.now();
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   }
   const createSeconds = (Date.now() - created) / 1000;
   const after = heapMb();
+  const rssAfter = process.memoryUsage().rss / 1_048_576;
   const statusPaths = ids.map((id) => `${new URL(emulator.url).pathname}/deepresearch/tasks/${id}/status`);
   const sample = await client.getTask(ids[0]!);
   const body = JSON.stringify(sample);
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
   console.table({
     'tasks created': { value: TASKS, note: `${(TASKS / createSeconds).toFixed(0)} creates/s over HTTP` },
     'heap growth (MB)': { value: +(after - before).toFixed(1), note: `goal: 10,000 tasks in flight under 200 MB${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for exact figures)'}` },
-    'process RSS (MB)': { value: Math.round(process.memoryUsage().rss / 1_048_576), note: 'whole process: emulator, client and load generator' },
+    'RSS growth (MB)': { value: Math.round(rssAfter - rssBefore), note: `process RSS ${Math.round(rssBefore)} MB before the tasks (Node, SWC, undici), ${Math.round(rssAfter)} MB after` },
     'bytes per task': { value: Math.round(((after - before) * 1_048_576) / TASKS), note: `${inFlight}/100 most recent still in flight` },
     'status reads/s (emulator)': { value: Math.round(best.emulator), note: 'goal: at least 2,000' },
     'status reads/s (bare node:http, same body)': { value: Math.round(best.bare), note: 'the HTTP floor' },
