@@ -1,5 +1,5 @@
 import { FailureType } from '../../src/workflows/failures';
-import { INTAKE, WORKFLOW_ID, jsonOf, setup, type Setup } from './helpers';
+import { INTAKE, WORKFLOW_ID, jsonOf, useTestbed, type Setup } from './helpers';
 
 const BATCHES = { path: '/v1/deepresearch/batches', method: 'GET' } as const;
 const CREATE = { path: '/v1/deepresearch/batches', method: 'POST' } as const;
@@ -15,13 +15,10 @@ const page = (ids: string[], lastKey: string | null, hasMore: boolean) => ({
 });
 const tasks = (ids: string[]) => ids.map((id) => ({ id, query: `question ${id}` }));
 
+const testbed = useTestbed();
 let t: Setup;
-beforeEach(async () => {
-  t = await setup();
-});
-afterEach(async () => {
-  t.agent.assertNoPendingInterceptors();
-  await t.cleanup();
+beforeEach(() => {
+  t = testbed();
 });
 
 describe('createResearchBatch', () => {

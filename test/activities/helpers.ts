@@ -79,3 +79,23 @@ export function jsonOf(body: unknown): Record<string, unknown> {
 export function networkError(code: string, message = code): Error {
   return Object.assign(new Error(message), { code });
 }
+
+/**
+ * A fresh testbed per test (MockAgent, client, store, secrets); after each test it checks that every
+ * expected call was made and cleans up. Returns a getter for the current one.
+ */
+export function useTestbed(): () => Setup {
+  let current: Setup | undefined;
+  beforeEach(async () => {
+    current = await setup();
+  });
+  afterEach(async () => {
+    current?.agent.assertNoPendingInterceptors();
+    await current?.cleanup();
+    current = undefined;
+  });
+  return () => {
+    if (!current) throw new Error('the activity testbed exists only inside a test');
+    return current;
+  };
+}

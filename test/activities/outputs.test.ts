@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { FailureType } from '../../src/workflows/failures';
-import { ORIGIN, setup, taskBody, type Setup } from './helpers';
+import { ORIGIN, useTestbed, taskBody, type Setup } from './helpers';
 
 const STATUS = { path: '/v1/deepresearch/tasks/dr_1/status', method: 'GET' } as const;
 const CDN = 'https://cdn.example.com';
@@ -21,13 +21,10 @@ const completedTask = taskBody({
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
+const testbed = useTestbed();
 let t: Setup;
-beforeEach(async () => {
-  t = await setup();
-});
-afterEach(async () => {
-  t.agent.assertNoPendingInterceptors();
-  await t.cleanup();
+beforeEach(() => {
+  t = testbed();
 });
 
 function serveFiles(seenKeys: Array<string | undefined> = []) {

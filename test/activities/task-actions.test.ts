@@ -1,5 +1,5 @@
 import { FailureType } from '../../src/workflows/failures';
-import { jsonOf, setup, taskBody, type Setup } from './helpers';
+import { jsonOf, useTestbed, taskBody, type Setup } from './helpers';
 
 const STATUS = { path: '/v1/deepresearch/tasks/dr_1/status', method: 'GET' } as const;
 const UPDATE = { path: '/v1/deepresearch/tasks/dr_1/update', method: 'POST' } as const;
@@ -8,13 +8,10 @@ const CANCEL = { path: '/v1/deepresearch/tasks/dr_1/cancel', method: 'POST' } as
 const DELETE = { path: '/v1/deepresearch/tasks/dr_1/delete', method: 'DELETE' } as const;
 const ack = (message = 'ok') => ({ success: true, message, deepresearch_id: 'dr_1' });
 
+const testbed = useTestbed();
 let t: Setup;
-beforeEach(async () => {
-  t = await setup();
-});
-afterEach(async () => {
-  t.agent.assertNoPendingInterceptors();
-  await t.cleanup();
+beforeEach(() => {
+  t = testbed();
 });
 
 describe('addResearchInstruction', () => {

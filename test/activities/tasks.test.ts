@@ -1,19 +1,16 @@
 import { CancelledFailure } from '@temporalio/common';
 import { FailureType } from '../../src/workflows/failures';
-import { API_KEY, INTAKE, WORKFLOW_ID, createdTask, jsonOf, networkError, setup, taskBody, type Setup } from './helpers';
+import { API_KEY, INTAKE, WORKFLOW_ID, createdTask, jsonOf, networkError, useTestbed, taskBody, type Setup } from './helpers';
 
 const CREATE = { path: '/v1/deepresearch/tasks', method: 'POST' } as const;
 const LIST = { path: '/v1/deepresearch/list?limit=100', method: 'GET' } as const;
 const SECRET = 'a'.repeat(64);
 const input = { request: { query: 'EV battery supply chains', mode: 'fast' as const, metadata: { team: 'ops' } }, requestKey: 'run-1:item-7' };
 
+const testbed = useTestbed();
 let t: Setup;
-beforeEach(async () => {
-  t = await setup();
-});
-afterEach(async () => {
-  t.agent.assertNoPendingInterceptors();
-  await t.cleanup();
+beforeEach(() => {
+  t = testbed();
 });
 
 describe('createResearchTask', () => {
