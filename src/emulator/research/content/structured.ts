@@ -2,20 +2,9 @@ import type { TaskRecord } from '../task-record';
 import type { GeneratedSource } from './sources';
 import { findingsOf, summaryOf } from './findings';
 import { topicOf } from './topic';
+import { isSchema, walkSchema, type Schema } from '../../schema-walk';
 
-type Schema = Record<string, unknown>;
 const MAX_DEPTH = 10;
-
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-interface Generation {
-  root: Schema;
-  task: TaskRecord;
-  sources: readonly GeneratedSource[];
-  counter: number;
-}
 
 /**
  * A JSON object matching the caller's JSON Schema output format, with values made up by type, format
@@ -23,65 +12,23 @@ interface Generation {
  */
 export function structuredOutput(task: TaskRecord, schema: Schema, sources: readonly GeneratedSource[]): Record<string, unknown> {
   const root = isSchema(schema.schema) && schema.type === undefined && schema.properties === undefined ? schema.schema : schema;
-  const value = generate(root, 'result', { root, task, sources, counter: 0 }, 0);
+  const state: Generation = { task, sources, counter: 0 };
+  const value = walkSchema(root, {
+    string: (node, name) => stringValue(node, name, state),
+    number: (node, integer) => numberValue(node, state, integer),
+    boolean: () => state.counter++ % 2 === 0,
+    choose: (options) => options[state.counter++ % options.length],
+    arrayLength: (min = 0, max = Number.POSITIVE_INFINITY) => Math.min(max, Math.max(min, 3)),
+    itemName: (name) => singular(name),
+    emptyObject: () => ({ summary: summaryOf(task, findingsOf(task, sources)) }),
+  }, MAX_DEPTH);
   return isSchema(value) ? value : { result: value };
 }
 
-function resolveRef(ref: string, root: Schema): Schema | undefined {
-  const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
-  const group = match ? root[match[1]!] : undefined;
-  const found = match && isSchema(group) ? group[match[2]!] : undefined;
-  return isSchema(found) ? found : undefined;
-}
-
-function generate(schema: Schema, name: string, state: Generation, depth: number): unknown {
-  if (depth > MAX_DEPTH) return null;
-  if (typeof schema.$ref === 'string') {
-    const target = resolveRef(schema.$ref, state.root);
-    return target ? generate(target, name, state, depth + 1) : null;
-  }
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[state.counter++ % schema.enum.length];
-  const options = [schema.anyOf, schema.oneOf, schema.allOf].find(Array.isArray);
-  if (options) {
-    const first = options.find((option) => isSchema(option) && option.type !== 'null');
-    if (isSchema(first)) return generate({ ...first, ...(schema.allOf ? mergeAll(options) : {}) }, name, state, depth + 1);
-  }
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  const type = types.find((entry) => entry !== 'null') ?? (isSchema(schema.properties) ? 'object' : types[0]);
-  switch (type) {
-    case 'object': return objectValue(schema, state, depth);
-    case 'array': return arrayValue(schema, name, state, depth);
-    case 'integer': return numberValue(schema, state, true);
-    case 'number': return numberValue(schema, state, false);
-    case 'boolean': return state.counter++ % 2 === 0;
-    case 'null': return null;
-    default: return stringValue(schema, name, state);
-  }
-}
-
-function mergeAll(options: unknown[]): Schema {
-  return Object.assign({}, ...options.filter(isSchema));
-}
-
-function objectValue(schema: Schema, state: Generation, depth: number): Record<string, unknown> {
-  const properties = isSchema(schema.properties) ? schema.properties : undefined;
-  if (!properties || Object.keys(properties).length === 0) {
-    return { summary: summaryOf(state.task, findingsOf(state.task, state.sources)) };
-  }
-  const value: Record<string, unknown> = {};
-  for (const [key, property] of Object.entries(properties)) {
-    value[key] = isSchema(property) ? generate(property, key, state, depth + 1) : null;
-  }
-  return value;
-}
-
-function arrayValue(schema: Schema, name: string, state: Generation, depth: number): unknown[] {
-  const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
-  const max = typeof schema.maxItems === 'number' ? schema.maxItems : Number.POSITIVE_INFINITY;
-  const count = Math.min(max, Math.max(min, 3));
-  const items = isSchema(schema.items) ? schema.items : { type: 'string' };
-  return Array.from({ length: count }, () => generate(items, singular(name), state, depth + 1));
+interface Generation {
+  task: TaskRecord;
+  sources: readonly GeneratedSource[];
+  counter: number;
 }
 
 function numberValue(schema: Schema, state: Generation, integer: boolean): number {
