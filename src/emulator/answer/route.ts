@@ -3,8 +3,8 @@ import {
 } from '../../api/schemas';
 import type { FaultInjector } from '../faults';
 import { runSearch, type SearchPlan } from '../search/engine';
-import { checkExplicitDatasets, parseSelector } from '../search/sources';
-import { roundUsd } from '../search/text';
+import { selectSources } from '../search/sources';
+import { roundUsd, totalPrice } from '../search/text';
 import { realDelay } from '../tracked-clock';
 import type { EmulatorContext, EmulatorRoute } from '../types';
 import { parseRequest, shapeResponse } from '../validation';
@@ -36,9 +36,7 @@ export function answerRoute(ctx: EmulatorContext, options: AnswerRouteOptions): 
     name: 'answer',
     handle: ({ body, account }) => {
       const request = parseRequest(answerRequest, body);
-      const included = (request.included_sources ?? []).map((entry, index) => parseSelector(entry, 'included_sources', index));
-      const excluded = (request.excluded_sources ?? []).map((entry, index) => parseSelector(entry, 'excluded_sources', index));
-      checkExplicitDatasets(included, account);
+      const { included, excluded } = selectSources(request, account);
       const plan: SearchPlan = {
         query: request.query,
         maxResults: request.fast_mode ? 10 : 5,
@@ -57,7 +55,7 @@ export function answerRoute(ctx: EmulatorContext, options: AnswerRouteOptions): 
       const searchTxId = `tx_${ctx.random.hex(24)}`;
       const results = withinBudget(runSearch(plan, account, ctx.random).results, request.data_max_price ?? 1);
       const answer = composeAnswer({ query: request.query, results, structuredOutput: request.structured_output, systemInstructions: request.system_instructions });
-      const searchCost = roundUsd(results.reduce((sum, result) => sum + result.price, 0));
+      const searchCost = totalPrice(results);
       const total = roundUsd(ANSWER_BASE_PRICE + searchCost + answer.aiCostUsd);
       ctx.accounts.charge(account, total, 'answer');
       const metadata = shapeResponse(answerMetadataEvent, {

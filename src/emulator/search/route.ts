@@ -3,8 +3,8 @@ import type { FaultInjector } from '../faults';
 import { EmulatorHttpError, type Account, type EmulatorContext, type EmulatorRoute } from '../types';
 import { parseRequest, shapeResponse } from '../validation';
 import { runSearch, sourceKind, type SearchPlan } from './engine';
-import { checkExplicitDatasets, parseSelector } from './sources';
-import { characterBudget, roundUsd } from './text';
+import { selectSources } from './sources';
+import { characterBudget, totalPrice } from './text';
 
 /** Results allowed without the `increased_max_results` permission. */
 export const STANDARD_MAX_RESULTS = 20;
@@ -16,9 +16,7 @@ export function planFromSearchRequest(body: unknown, account: Account, failOneSo
   if (maxResults > STANDARD_MAX_RESULTS && !account.permissions.has('increased_max_results')) {
     throw EmulatorHttpError.of(400, `Invalid request parameters: max_num_results: at most ${STANDARD_MAX_RESULTS} without the increased_max_results permission (got ${maxResults})`);
   }
-  const included = (request.included_sources ?? []).map((entry, index) => parseSelector(entry, 'included_sources', index));
-  const excluded = (request.excluded_sources ?? []).map((entry, index) => parseSelector(entry, 'excluded_sources', index));
-  checkExplicitDatasets(included, account);
+  const { included, excluded } = selectSources(request, account);
   return {
     query: request.query,
     maxResults,
@@ -56,7 +54,7 @@ export function searchRoute(ctx: EmulatorContext, faults: FaultInjector): Emulat
     handle: ({ body, account }) => {
       const plan = planFromSearchRequest(body, account, faults.sourceFails('search'));
       const { results, failedSources } = runSearch(plan, account, ctx.random);
-      const total = roundUsd(results.reduce((sum, result) => sum + result.price, 0));
+      const total = totalPrice(results);
       ctx.accounts.charge(account, total, 'search');
       const partial = results.length === 0 || failedSources.length > 0;
       return {

@@ -80,6 +80,17 @@ export function checkExplicitDatasets(selectors: readonly SourceSelector[], acco
   }
 }
 
+/** The included and excluded sources of a Search or Answer request, parsed and checked against the plan. */
+export function selectSources(
+  request: { included_sources?: readonly string[] | undefined; excluded_sources?: readonly string[] | undefined },
+  account: Account,
+): { included: SourceSelector[]; excluded: SourceSelector[] } {
+  const included = (request.included_sources ?? []).map((entry, index) => parseSelector(entry, 'included_sources', index));
+  const excluded = (request.excluded_sources ?? []).map((entry, index) => parseSelector(entry, 'excluded_sources', index));
+  checkExplicitDatasets(included, account);
+  return { included, excluded };
+}
+
 /** Whether the account's plan lets a document be returned. */
 export function planAllows(document: CorpusDocument, account: Account): boolean {
   if (document.source === 'web' || account.subscription) return true;

@@ -44,3 +44,8 @@ export function truncate(text: string, limit: number): string {
 export function roundUsd(usd: number): number {
   return Math.round(usd * 1_000_000) / 1_000_000;
 }
+
+/** What a list of priced results costs, rounded as the service rounds charges. */
+export function totalPrice(results: ReadonlyArray<{ price: number }>): number {
+  return roundUsd(results.reduce((sum, result) => sum + result.price, 0));
+}
