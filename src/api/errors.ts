@@ -180,14 +180,17 @@ export function redact(text: string, secrets: readonly string[]): string {
 /** Turns a zod error into `{path, message}` issues with dotted paths (`tasks[0].query`). */
 export function issuesFrom(error: ValidationErrorLike): ResearchApiIssue[] {
   return error.issues.map((issue) => ({
-    path: issue.path.reduce<string>(appendPathKey, '') || '(root)',
+    path: formatIssuePath(issue.path) || '(root)',
     message: issue.message,
   }));
 }
 
-function appendPathKey(joined: string, key: PropertyKey): string {
-  if (typeof key === 'number') return `${joined}[${key}]`;
-  return joined ? `${joined}.${String(key)}` : String(key);
+/** `tasks[0].query` from a zod issue path ('' for the root); the client and the emulator both write paths so. */
+export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((joined, key) => {
+    if (typeof key === 'number') return `${joined}[${key}]`;
+    return joined ? `${joined}.${String(key)}` : String(key);
+  }, '');
 }
 
 function formatIssues(issues: ResearchApiIssue[]): string {

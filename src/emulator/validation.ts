@@ -1,10 +1,9 @@
 import type { z } from 'zod';
+import { formatIssuePath } from '../api/errors';
 import { EmulatorHttpError } from './types';
 
-/** `a.b[0].c` from a zod issue path. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((joined, key) => (typeof key === 'number' ? `${joined}[${key}]` : joined ? `${joined}.${String(key)}` : String(key)), '');
-}
+/** `a.b[0].c` from a zod issue path, as the client writes them. */
+export const formatPath = formatIssuePath;
 
 /** The text of a 400: every issue as `path: rule`, so a caller sees which field broke which rule. */
 export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ''): string {
