@@ -1,5 +1,6 @@
 /** Reading what a failed response or a transport error says: headers, error bodies, cause chains. */
 import type { ResponseHeadersLike } from './errors';
+import { isRecord } from '../guards';
 
 const MAX_SERVICE_TEXT = 500;
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'request-id'];
@@ -74,9 +75,6 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() ? value.trim() : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Finds the most specific name/code/message along a cause chain (fetch wraps undici errors in `cause`). */
 export function describeCause(cause: unknown): { name: string; code?: string; message: string; stack?: string } {

@@ -1,4 +1,5 @@
 import { ResearchApiError, type ValidationErrorLike } from './errors';
+import { isRecord } from '../guards';
 
 /** One dispatched Server-Sent Event; `id` is the stream's last event id, which persists across events per the spec. */
 export interface SseEvent {
@@ -191,6 +192,3 @@ function quote(data: string): string {
   return data.length > 60 ? `${JSON.stringify(data.slice(0, 60))}…` : JSON.stringify(data);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,10 +1,10 @@
+import { isRecord } from '../guards';
+
 /** A JSON Schema node. */
 export type Schema = Record<string, unknown>;
 
 /** True for a JSON Schema node (an object, not an array). */
-export function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export const isSchema: (value: unknown) => value is Schema = isRecord;
 
 /** Where generated values come from: each caller decides how its strings, numbers and choices read. */
 export interface SchemaValues {

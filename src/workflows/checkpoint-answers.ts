@@ -1,11 +1,10 @@
 import type { CheckpointType, Interaction } from '../api/schemas';
 import type { CheckpointAnswer } from './types';
+import { isRecord } from '../guards';
 
 // The shapes mirror `checkpointResponseSchemas` in src/api/schemas/checkpoints.ts; workflow code cannot
 // run zod, so they are checked by hand here and a test keeps the two in agreement.
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string' && item.length > 0);
 

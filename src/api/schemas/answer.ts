@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../../guards';
 import { ANSWER_COUNTRY_CODES, checkDateOrder, isoDate, jsonLength, searchType, sourceBiases, sourceList } from './common';
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` is 1). */
@@ -12,14 +13,8 @@ export function jsonDepth(value: unknown): number {
 export function countSchemaProperties(schema: unknown): number {
   if (schema === null || typeof schema !== 'object') return 0;
   const children = Array.isArray(schema) ? schema : Object.values(schema);
-  const own = !Array.isArray(schema) && isRecord((schema as Record<string, unknown>).properties)
-    ? Object.keys((schema as Record<string, unknown>).properties as object).length
-    : 0;
+  const own = isRecord(schema) && isRecord(schema.properties) ? Object.keys(schema.properties).length : 0;
   return own + children.reduce<number>((sum, child) => sum + countSchemaProperties(child), 0);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A JSON Schema for structured output, within the service's limits: depth 10, 50 properties, 5000 characters. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { metadata, researchMode } from './common';
 import { outputFormats, task, taskStatus } from './tasks';
 import { webhookUrl } from './webhook-url';
+import { isRecord } from '../../guards';
 
 /** Batch states. */
 export const BATCH_STATUSES = ['open', 'processing', 'completed', 'completed_with_errors', 'cancelled'] as const;
@@ -77,9 +78,6 @@ export const createBatchResponse = z.preprocess(
   batch,
 );
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `GET /v1/deepresearch/batches/{id}` response. */
 export const getBatchResponse = z.looseObject({ success: z.boolean().optional(), batch });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { researchMode } from './common';
 import { outputFormats, tools } from './tasks';
+import { isRecord } from '../../guards';
 
 /** A typed template variable of a workflow. */
 export const workflowVariable = z.looseObject({
@@ -36,9 +37,6 @@ export const getWorkflowResponse = z.preprocess(
   workflowRecord,
 );
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** One immutable version (spec 2.8). */
 export const workflowVersion = z.looseObject({

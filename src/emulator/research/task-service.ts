@@ -16,6 +16,7 @@ import { configFromRequest, newTaskRecord, priceOf, type WorkflowRun } from './t
 import { workAt, type TaskRecord } from './task-record';
 import { currentStep, inWritingPhase, totalSteps, writingPhaseStep } from './timing';
 import { createdView, originOf, summaryView, taskView, type ViewContext } from './views';
+import { isRecord } from '../../guards';
 
 const listQuery = z.looseObject({
   limit: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
@@ -101,12 +102,12 @@ export class TaskService {
     if (!parsed.success) {
       // A well-formed request whose answer has the wrong shape gets its checkpoint type's rule, not a union error.
       if (current && isRecord(body) && typeof body.interaction_id === 'string') this.#checkAnswer(current.type, body.response);
-      parseRequest(respondRequest, body);
+      throw EmulatorHttpError.of(400, `Invalid request parameters: ${describeIssues(parsed.error.issues)}`);
     }
     if (!current || (task.status !== 'awaiting_input' && task.status !== 'paused')) {
       throw EmulatorHttpError.of(409, `Task is ${task.status}; checkpoint answers are accepted only while it is awaiting_input or paused`);
     }
-    const request = parseRequest(respondRequest, body);
+    const request = parsed.data;
     if (request.interaction_id !== current.id) {
       throw EmulatorHttpError.of(409, `interaction_id ${request.interaction_id} is not the task's current checkpoint (current: ${current.id}, ${current.type})`);
     }
@@ -163,6 +164,3 @@ export class TaskService {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
