@@ -1,6 +1,6 @@
 /** Reading what a failed response or a transport error says: headers, error bodies, cause chains. */
 import type { ResponseHeadersLike } from './errors';
-import { isRecord } from '../guards';
+import { isRecord } from '../shared/guards';
 
 const MAX_SERVICE_TEXT = 500;
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'request-id'];

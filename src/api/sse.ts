@@ -1,5 +1,5 @@
 import { ResearchApiError, type ValidationErrorLike } from './errors';
-import { isRecord } from '../guards';
+import { isRecord } from '../shared/guards';
 
 /** One dispatched Server-Sent Event; `id` is the stream's last event id, which persists across events per the spec. */
 export interface SseEvent {

@@ -1,4 +1,4 @@
-import { isRecord } from '../guards';
+import { isRecord } from '../shared/guards';
 
 /** A JSON Schema node. */
 export type Schema = Record<string, unknown>;

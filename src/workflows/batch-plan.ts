@@ -1,21 +1,14 @@
+import { batchLimitProblem, NOT_IN_BATCHES } from '../shared/batch-limits';
 import type { BatchStatus } from '../api/schemas';
 
 /** The service takes at most this many tasks per add-tasks call. */
 export const MAX_TASKS_PER_ADD = 100;
 
-const NOT_IN_BATCHES: Readonly<Record<string, string>> = {
-  hitl: 'checkpoints (hitl)',
-  deliverables: 'deliverables',
-  files: 'files',
-  mcp_servers: 'MCP servers',
-  previous_reports: 'previous reports',
-};
-
 /** Every reason a batch request cannot go to the service (empty when it can). */
 export function batchInputProblems(batch: Record<string, unknown>, tasks: ReadonlyArray<{ id?: unknown; query?: unknown }>): string[] {
   const problems: string[] = [];
-  for (const [field, what] of Object.entries(NOT_IN_BATCHES)) {
-    if (batch[field] !== undefined) problems.push(`batch.${field}: batch tasks cannot use ${what}`);
+  for (const field of Object.keys(NOT_IN_BATCHES)) {
+    if (batch[field] !== undefined) problems.push(`batch.${field}: ${batchLimitProblem(field)}`);
   }
   if (tasks.length === 0) problems.push('tasks: a batch needs at least one task');
   const seen = new Set<string>();

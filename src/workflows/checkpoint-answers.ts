@@ -1,6 +1,6 @@
 import type { CheckpointType, Interaction } from '../api/schemas';
 import type { CheckpointAnswer } from './types';
-import { isRecord } from '../guards';
+import { isRecord } from '../shared/guards';
 
 // The shapes mirror `checkpointResponseSchemas` in src/api/schemas/checkpoints.ts; workflow code cannot
 // run zod, so they are checked by hand here and a test keeps the two in agreement.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isRecord } from '../../guards';
+import { isRecord } from '../../shared/guards';
 import { ANSWER_COUNTRY_CODES, checkDateOrder, isoDate, jsonLength, searchType, sourceBiases, sourceList } from './common';
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` is 1). */

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { metadata, researchMode } from './common';
 import { outputFormats, task, taskStatus } from './tasks';
 import { webhookUrl } from './webhook-url';
-import { isRecord } from '../../guards';
+import { isRecord } from '../../shared/guards';
+import { batchLimitProblem } from '../../shared/batch-limits';
 
 /** Batch states. */
 export const BATCH_STATUSES = ['open', 'processing', 'completed', 'completed_with_errors', 'cancelled'] as const;
@@ -20,20 +21,11 @@ export const batchCounts = z.looseObject({
 });
 export type BatchCounts = z.infer<typeof batchCounts>;
 
-const NOT_IN_BATCHES = {
-  hitl: 'checkpoints (hitl)',
-  deliverables: 'deliverables',
-  files: 'files',
-  mcp_servers: 'MCP servers',
-  previous_reports: 'previous reports',
-} as const;
-
 /** Refuses the task features batches cannot use, naming each one. */
 function refuseBatchOnlyFeatures(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
   for (const key of Object.keys(value)) {
-    if (key in NOT_IN_BATCHES) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `batch tasks cannot use ${NOT_IN_BATCHES[key as keyof typeof NOT_IN_BATCHES]}` });
-    }
+    const problem = batchLimitProblem(key);
+    if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
   }
 }
 
@@ -51,7 +43,7 @@ export const createBatchRequest = z
     const allowed = new Set(['name', 'mode', 'output_formats', 'search', 'webhook_url', 'metadata']);
     refuseBatchOnlyFeatures(value, ctx);
     for (const key of Object.keys(value)) {
-      if (!allowed.has(key) && !(key in NOT_IN_BATCHES)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a batch field' });
+      if (!allowed.has(key) && !batchLimitProblem(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not a batch field' });
     }
   });
 export type CreateBatchRequest = z.input<typeof createBatchRequest>;

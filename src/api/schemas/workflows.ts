@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { researchMode } from './common';
 import { outputFormats, tools } from './tasks';
-import { isRecord } from '../../guards';
+import { isRecord } from '../../shared/guards';
 
 /** A typed template variable of a workflow. */
 export const workflowVariable = z.looseObject({

@@ -16,7 +16,7 @@ import { configFromRequest, newTaskRecord, priceOf, type WorkflowRun } from './t
 import { workAt, type TaskRecord } from './task-record';
 import { currentStep, inWritingPhase, totalSteps, writingPhaseStep } from './timing';
 import { createdView, originOf, summaryView, taskView, type ViewContext } from './views';
-import { isRecord } from '../../guards';
+import { isRecord } from '../../shared/guards';
 
 const listQuery = z.looseObject({
   limit: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
