@@ -4,10 +4,10 @@ import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
 import { failureType } from './failure-info';
 import { FailureType } from './failures';
-import { operatorRemedy, type OperatorRemedy } from './operator-remedy';
+import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { RECONCILE_DELAYS_MS } from './polling';
 import type { ResearchTaskModel } from './task-state';
-import type { CreateDecision, WaitReason } from './types';
+import type { CreateDecision } from './types';
 
 type Activities = ActivityInterfaceFor<ReturnType<typeof createActivities>>;
 
@@ -21,8 +21,8 @@ export interface CreateTaskContext {
   lookups: Activities;
   model: ResearchTaskModel;
   publish(): void;
-  resumeRequested(): boolean;
-  takeResume(): boolean;
+  /** Where waits for an operator (402, 401, 403) show. */
+  operator: OperatorGate;
   hasDecision(): boolean;
   takeDecision(): CreateDecision | undefined;
 }
@@ -36,34 +36,17 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
   for (;;) {
     try {
       // Not cancellable while in flight: a create abandoned midway could leave a task nobody follows.
-      return await CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey }));
+      return await untilOperatorFixes(
+        () => CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey })),
+        ctx.operator,
+      );
     } catch (error) {
-      const remedy = operatorRemedy(error);
-      if (remedy) {
-        await waitForOperator(ctx, remedy);
-        continue;
-      }
       if (failureType(error) !== FailureType.CreateOutcomeUnknown) throw error;
       const found = await reconcile(ctx);
       if (found) return found;
       log.warn('create outcome unknown and no task found after reconciling: creating again', { requestKey: ctx.requestKey });
     }
   }
-}
-
-/** What waiting for an operator needs from the workflow. */
-export type OperatorWaitContext = Pick<CreateTaskContext, 'model' | 'publish' | 'resumeRequested' | 'takeResume'>;
-
-/** Shows why the workflow waits and what to do, then waits for the `resume` signal. */
-export async function waitForOperator(ctx: OperatorWaitContext, remedy: OperatorRemedy, then: WaitReason = 'creating'): Promise<void> {
-  ctx.model.waitingFor = remedy.waitingFor;
-  ctx.model.detail = remedy.detail;
-  ctx.publish();
-  await condition(ctx.resumeRequested);
-  ctx.takeResume();
-  ctx.model.waitingFor = then;
-  ctx.model.detail = undefined;
-  ctx.publish();
 }
 
 /**

@@ -1,3 +1,4 @@
+import { condition } from '@temporalio/workflow';
 import { failureType } from './failure-info';
 import { FailureType } from './failures';
 import type { WaitReason } from './types';
@@ -22,5 +23,30 @@ export function operatorRemedy(error: unknown): OperatorRemedy | undefined {
       return { waitingFor: 'operator', detail: 'the API key lacks a permission (403, e.g. inference): grant it, then send the resume signal' };
     default:
       return undefined;
+  }
+}
+
+/** How a workflow shows that it waits for an operator, and learns that the operator sent `resume`. */
+export interface OperatorGate {
+  /** Shows the remedy while waiting; undefined once resumed. */
+  show(remedy: OperatorRemedy | undefined): void;
+  resumed(): boolean;
+  /** Consumes the `resume`. */
+  consume(): void;
+}
+
+/** Runs `call`; after a failure an operator can fix, shows what to do, waits for `resume` and runs it again. */
+export async function untilOperatorFixes<T>(call: () => Promise<T>, gate: OperatorGate): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      const remedy = operatorRemedy(error);
+      if (!remedy) throw error;
+      gate.show(remedy);
+      await condition(gate.resumed);
+      gate.consume();
+      gate.show(undefined);
+    }
   }
 }

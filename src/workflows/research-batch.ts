@@ -8,7 +8,7 @@ import { download, shortCall } from './activity-options';
 import {
   batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, nextBatchPollDelayMs,
 } from './batch-plan';
-import { operatorRemedy } from './operator-remedy';
+import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { FailureType } from './failures';
 import { contextMetadata } from './ids';
@@ -68,29 +68,22 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     });
   };
   // Credits, a refused key or a missing permission wait for an operator's resume instead of failing.
-  const untilResumed = async <T>(call: () => Promise<T>): Promise<T> => {
-    for (;;) {
-      try {
-        return await call();
-      } catch (error) {
-        const remedy = operatorRemedy(error);
-        if (!remedy) throw error;
-        state.detail = remedy.detail;
-        publish();
-        await condition(() => resumeRequested);
-        resumeRequested = false;
-        state.detail = undefined;
-      }
-    }
+  const operator: OperatorGate = {
+    show: (remedy) => {
+      state.detail = remedy?.detail;
+      publish();
+    },
+    resumed: () => resumeRequested,
+    consume: () => void (resumeRequested = false),
   };
   const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks']): Promise<void> => {
     let reconcile = false;
-    const added = await untilResumed(() => {
+    const added = await untilOperatorFixes(() => {
       // After a refused add, list the batch first: ids already there are not added again.
       const call = calls.addResearchBatchTasks({ batchId, tasks, reconcile });
       reconcile = true;
       return call;
-    });
+    }, operator);
     state.counts = added.counts;
   };
 
@@ -120,7 +113,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       carried.phase = state.phase = 'following';
     }
     while (carried.phase === 'following') {
-      const snapshot = await untilResumed(() => calls.getResearchBatch({ batchId }));
+      const snapshot = await untilOperatorFixes(() => calls.getResearchBatch({ batchId }), operator);
       carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;

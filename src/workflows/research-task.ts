@@ -3,18 +3,18 @@ import {
   allHandlersFinished, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
+import type { CreatedResearchTask, StoredOutputs } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
 import { createCall, download, lookup, shortCall } from './activity-options';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
 import { nextPollDelayMs } from './polling';
-import { createTaskDurably, waitForOperator, type OperatorWaitContext } from './create-task';
-import { operatorRemedy } from './operator-remedy';
+import { createTaskDurably } from './create-task';
+import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
-import type { ResearchTaskInput, ResearchTaskResult } from './types';
+import type { ResearchTaskInput, ResearchTaskResult, WaitReason } from './types';
 
 type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
@@ -59,18 +59,16 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   ]);
   publish();
 
-  const operator: OperatorWaitContext = { model, publish, resumeRequested: () => inbox.resumeRequested, takeResume: () => inbox.takeResume() };
-  const readStatus = async (deepresearchId: string): Promise<TaskSnapshot> => {
-    for (;;) {
-      try {
-        return await calls.getResearchTask({ deepresearchId });
-      } catch (error) {
-        const remedy = operatorRemedy(error);
-        if (!remedy) throw error;
-        await waitForOperator(operator, remedy, 'research');
-      }
-    }
-  };
+  // While an operator fixes something, the state shows what; afterwards, what the workflow was doing.
+  const operatorGate = (then: WaitReason): OperatorGate => ({
+    show: (remedy) => {
+      model.waitingFor = remedy?.waitingFor ?? then;
+      model.detail = remedy?.detail;
+      publish();
+    },
+    resumed: () => inbox.resumeRequested,
+    consume: () => void inbox.takeResume(),
+  });
 
   const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
@@ -81,7 +79,9 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       creates,
       calls,
       lookups,
-      ...operator,
+      model,
+      publish,
+      operator: operatorGate('creating'),
       takeDecision: () => inbox.takeDecision(),
       hasDecision: () => inbox.decision !== undefined,
     });
@@ -93,7 +93,8 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     publish();
 
     while (!model.terminal) {
-      const snapshot = await readStatus(created.deepresearchId);
+      const deepresearchId = created.deepresearchId;
+      const snapshot = await untilOperatorFixes(() => calls.getResearchTask({ deepresearchId }), operatorGate('research'));
       model.polls++;
       model.apply(snapshot, Date.now());
       publish();
