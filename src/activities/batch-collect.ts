@@ -1,9 +1,8 @@
 import { TERMINAL_TASK_STATUSES, type BatchTask } from '../api';
 import type { ActivityDeps } from './deps';
 import { callOptions, heartbeat, throwIfCancelled } from './context';
-import { callService, invalidInput } from './errors';
+import { callService, checkedKeyPrefix } from './errors';
 import { renderReport, renderSources, safeSegment } from './filenames';
-import { checkKey } from './store';
 import type { CollectBatchPageInput, CollectedBatchPage, CollectedBatchTask } from './types';
 
 /** Tasks per page when the workflow gives no size: outputs come inline, so pages stay modest. */
@@ -19,12 +18,7 @@ export function collectBatchPage(deps: ActivityDeps) {
 
   /** Stores one page of a finished batch's outputs and says where the next page starts. */
   return async function collectResearchBatchPage({ batchId, keyPrefix, lastKey, pageSize, pageIndex }: CollectBatchPageInput): Promise<CollectedBatchPage> {
-    const prefix = keyPrefix.replace(/\/+$/, '');
-    try {
-      checkKey(prefix);
-    } catch (error) {
-      throw invalidInput(`keyPrefix: ${(error as Error).message}`);
-    }
+    const prefix = checkedKeyPrefix(keyPrefix);
     const page = await callService(() => api.listBatchTasksPage(
       batchId,
       { limit: pageSize ?? DEFAULT_COLLECT_PAGE_SIZE, include_output: true, ...(lastKey ? { last_key: lastKey } : {}) },

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { ResearchApiError } from '../api';
 import { FailureType } from '../workflows/failures';
 import { throwIfCancelled } from './context';
+import { checkKey } from './store';
 
 /** How an activity wants statuses read beyond the defaults. */
 export interface FailureMappingOptions {
@@ -92,6 +93,17 @@ export async function callService<T>(call: () => Promise<T>, options: FailureMap
 /** A failure for input the activity refuses before calling the service. */
 export function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
+}
+
+/** The store prefix an activity was given, without a trailing slash; a prefix the store would refuse is `InvalidInput`. */
+export function checkedKeyPrefix(keyPrefix: string): string {
+  const prefix = keyPrefix.replace(/\/+$/, '');
+  try {
+    checkKey(prefix);
+  } catch (error) {
+    throw invalidInput(`keyPrefix: ${(error as Error).message}`);
+  }
+  return prefix;
 }
 
 /** A non-retryable `Refused` failure with the service's reason. */

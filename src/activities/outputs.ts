@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { ResearchApiError, type Task, type TaskAsset } from '../api';
 import type { ActivityDeps } from './deps';
 import { callOptions, heartbeat, lastHeartbeatDetails, throwIfCancelled } from './context';
-import { callService, invalidInput, rethrowAsFailure } from './errors';
+import { callService, checkedKeyPrefix, rethrowAsFailure } from './errors';
 import {
   contentTypeOf, deliverableExtension, extensionForContentType, renderReport, renderSources, safeFileName, uniqueName, withExtension,
 } from './filenames';
-import { checkKey, type ArtifactData } from './store';
+import type { ArtifactData } from './store';
 import type { ArtifactRef, StoredOutputs, StoreOutputsInput } from './types';
 
 /** Progress recorded in heartbeats: how many planned files are stored, in plan order. */
@@ -34,12 +34,7 @@ export function outputActivities(deps: ActivityDeps) {
    * files a previous attempt stored, so nothing is downloaded twice.
    */
   async function storeResearchOutputs({ deepresearchId, keyPrefix }: StoreOutputsInput): Promise<StoredOutputs> {
-    const prefix = keyPrefix.replace(/\/+$/, '');
-    try {
-      checkKey(prefix);
-    } catch (error) {
-      throw invalidInput(`keyPrefix: ${(error as Error).message}`);
-    }
+    const prefix = checkedKeyPrefix(keyPrefix);
     const task = await callService(() => api.getTask(deepresearchId, callOptions()));
     const plan = planFiles(task, prefix, (url, id) => download(deepresearchId, url, id));
     const previous = progressDetails.safeParse(lastHeartbeatDetails());
