@@ -16,6 +16,11 @@ export const INSUFFICIENT_CREDITS = 'Insufficient credits. Please top up your ac
 const toMicros = (usd: number): number => Math.round(usd * 1_000_000);
 const fromMicros = (micros: number): number => micros / 1_000_000;
 
+/** USD rounded to whole micro-dollars, as every charge and price is kept. */
+export function roundUsd(usd: number): number {
+  return fromMicros(toMicros(usd));
+}
+
 /** A charge recorded against an account (kept for operators and tests; keys are never part of it). */
 export interface ChargeRecord {
   organization: string;

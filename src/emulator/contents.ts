@@ -1,6 +1,7 @@
 import { contentsRequest, contentsResponse } from '../api/schemas';
 import { findByUrl } from './search/corpus';
-import { characterBudget, roundUsd, truncate } from './search/text';
+import { roundUsd } from './accounts';
+import { characterBudget, truncate } from './search/text';
 import { generateFromSchema } from './structured-output';
 import { syntheticPage } from './synthetic-page';
 import type { EmulatorContext, EmulatorRoute } from './types';

@@ -1,5 +1,5 @@
 import type { SearchResult } from '../../api/schemas';
-import { roundUsd } from '../search/text';
+import { roundUsd } from '../accounts';
 import { generateFromSchema } from '../structured-output';
 
 /** Fixed price of one Answer request (USD), before search and AI costs. */

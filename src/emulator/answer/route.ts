@@ -4,7 +4,8 @@ import {
 import type { FaultInjector } from '../faults';
 import { runSearch, type SearchPlan } from '../search/engine';
 import { selectSources } from '../search/sources';
-import { roundUsd, totalPrice } from '../search/text';
+import { roundUsd } from '../accounts';
+import { totalPrice } from '../search/text';
 import { realDelay } from '../tracked-clock';
 import type { EmulatorContext, EmulatorRoute } from '../types';
 import { parseRequest, shapeResponse } from '../validation';

@@ -9,7 +9,8 @@ import { EmulatorHttpError, type Account, type EmulatorContext } from '../types'
 import { parseRequest } from '../validation';
 import { allStopped, emptyCounts, recount, type BatchRecord } from './batch-record';
 import type { ResearchOptions } from './options';
-import { newTaskRecord, outputFormatsOf, priceOf, roundUsd, toolSetOf } from './task-factory';
+import { roundUsd } from '../accounts';
+import { newTaskRecord, outputFormatsOf, priceOf, toolSetOf } from './task-factory';
 import type { TaskRecord } from './task-record';
 import type { TaskService } from './task-service';
 import { taskView } from './views';

@@ -1,3 +1,4 @@
+import { roundUsd } from '../accounts';
 import { MODES } from '../../api/schemas/common';
 import { CHECKPOINT_TYPES } from '../../api/schemas/checkpoints';
 import type { NormalisedTaskRequest } from '../../api/schemas/tasks';
@@ -74,10 +75,6 @@ export function priceOf(config: TaskConfig, options: ResearchOptions): { costUsd
   return { costUsd: total, breakdown: { mode: config.mode, base_price_usd: base, tool_surcharges_usd: surcharges, total_usd: total } };
 }
 
-/** Rounds to a hundredth of a cent, so sums of prices do not show float noise. */
-export function roundUsd(value: number): number {
-  return Math.round(value * 10_000) / 10_000;
-}
 
 /** What a new task record needs besides its configuration. */
 export interface NewTaskInput {

@@ -4,7 +4,8 @@ import type { Account, Random } from '../types';
 import { CORPUS } from './corpus';
 import type { CorpusDocument } from './corpus-types';
 import { planAllows, selectorMatches, type SourceSelector } from './sources';
-import { queryTerms, roundUsd, tokenize, truncate } from './text';
+import { roundUsd } from '../accounts';
+import { queryTerms, tokenize, truncate } from './text';
 
 /** CPM of web results (USD per thousand tokens); datasets use their catalogue `pricing.cpm`. */
 export const WEB_CPM = 1;

@@ -1,3 +1,5 @@
+import { roundUsd } from '../accounts';
+
 const STOPWORDS = new Set([
   'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'has', 'have', 'how', 'in', 'into', 'is', 'it', 'its',
   'of', 'on', 'or', 'that', 'the', 'their', 'this', 'to', 'was', 'were', 'what', 'when', 'which', 'who', 'why', 'will',
@@ -40,10 +42,6 @@ export function truncate(text: string, limit: number): string {
   return (space >= limit * 0.6 ? cut.slice(0, space) : cut).trimEnd();
 }
 
-/** USD rounded to whole micro-dollars, as charges are kept. */
-export function roundUsd(usd: number): number {
-  return Math.round(usd * 1_000_000) / 1_000_000;
-}
 
 /** What a list of priced results costs, rounded as the service rounds charges. */
 export function totalPrice(results: ReadonlyArray<{ price: number }>): number {
