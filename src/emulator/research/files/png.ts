@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib';
-import { crc32 } from './crc32';
+import { crc32 } from 'node:zlib';
 
 type Rgb = readonly [number, number, number];
 

@@ -1,4 +1,4 @@
-import { crc32 } from './crc32';
+import { crc32 } from 'node:zlib';
 
 /** One file inside a ZIP archive. */
 export interface ZipEntry {
