@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import { ResearchApiError, type ValidationErrorLike } from './errors';
 import { isRecord } from '../shared/guards';
 
@@ -9,91 +10,36 @@ export interface SseEvent {
 }
 
 /**
- * Parses a byte or text stream into Server-Sent Events (WHATWG HTML "event stream interpretation"),
+ * Parses a byte or text stream into Server-Sent Events with `eventsource-parser` (the WHATWG rules),
  * yielding each event as soon as its blank line arrives. An event still open when the stream ends is
  * discarded, as the spec requires: it may be truncated.
  */
 export async function* parseSseStream(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
   // One streaming decoder for the whole body, so a character split across chunks is decoded once whole.
-  // `ignoreBOM` leaves the BOM to the line splitter, which strips exactly one for byte and text sources alike.
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  const lines = new LineSplitter();
-  const builder = new EventBuilder();
+  const decoder = new TextDecoder('utf-8');
+  const ready: SseEvent[] = [];
+  // The spec's last event id persists across events; the parser reports only the id an event carries.
+  let lastEventId: string | undefined;
+  const parser = createParser({
+    onEvent: ({ data, event, id }) => {
+      lastEventId = id ?? lastEventId;
+      ready.push({ data, ...(event ? { event } : {}), ...(lastEventId ? { id: lastEventId } : {}) });
+    },
+  });
+  let endsInCarriageReturn = false;
+  const feed = (text: string): void => {
+    if (text === '') return;
+    parser.feed(text);
+    endsInCarriageReturn = text.endsWith('\r');
+  };
   for await (const chunk of source) {
-    const text = typeof chunk === 'string' ? decoder.decode() + chunk : decoder.decode(chunk, { stream: true });
-    for (const line of lines.push(text)) {
-      const event = builder.line(line);
-      if (event) yield event;
-    }
+    feed(typeof chunk === 'string' ? decoder.decode() + chunk : decoder.decode(chunk, { stream: true }));
+    yield* ready.splice(0);
   }
-  // Flushing yields at most replacement characters with no line end, so nothing more can be dispatched.
-  lines.push(decoder.decode());
-}
-
-/** Splits text into lines ending in \n, \r\n or \r, keeping the unfinished tail for the next chunk. */
-class LineSplitter {
-  private tail = '';
-  private started = false;
-  // A chunk ending in \r may be half of \r\n: remember to drop a \n that opens the next chunk.
-  private skipLeadingLineFeed = false;
-
-  push(text: string): string[] {
-    if (!text) return [];
-    if (!this.started) {
-      this.started = true;
-      if (text.startsWith('\uFEFF')) text = text.slice(1);
-    }
-    if (this.skipLeadingLineFeed && text.startsWith('\n')) text = text.slice(1);
-    this.skipLeadingLineFeed = false;
-    const buffer = this.tail + text;
-    const lines: string[] = [];
-    let start = 0;
-    for (let index = this.tail.length; index < buffer.length; index++) {
-      const char = buffer[index];
-      if (char !== '\n' && char !== '\r') continue;
-      lines.push(buffer.slice(start, index));
-      if (char === '\r') {
-        if (index + 1 === buffer.length) this.skipLeadingLineFeed = true;
-        else if (buffer[index + 1] === '\n') index++;
-      }
-      start = index + 1;
-    }
-    this.tail = buffer.slice(start);
-    return lines;
-  }
-}
-
-/** Applies the spec's field rules line by line and returns an event when a blank line completes one. */
-class EventBuilder {
-  private data: string[] = [];
-  private eventType: string | undefined;
-  private lastEventId: string | undefined;
-
-  line(line: string): SseEvent | undefined {
-    if (line === '') return this.dispatch();
-    if (line.startsWith(':')) return undefined;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.eventType = value;
-    else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
-    return undefined;
-  }
-
-  private dispatch(): SseEvent | undefined {
-    const { data, eventType, lastEventId } = this;
-    this.data = [];
-    this.eventType = undefined;
-    // The spec dispatches nothing for a block without data lines (e.g. only `event:` or `id:`).
-    if (data.length === 0) return undefined;
-    return {
-      data: data.join('\n'),
-      ...(eventType ? { event: eventType } : {}),
-      ...(lastEventId ? { id: lastEventId } : {}),
-    };
-  }
+  feed(decoder.decode());
+  // A final \r is a whole line end (nothing can follow it now), which the parser waits to see confirmed.
+  if (endsInCarriageReturn) parser.feed('\n');
+  yield* ready.splice(0);
 }
 
 /** Anything with zod's `safeParse` contract, so callers can plug in their own schemas. */
