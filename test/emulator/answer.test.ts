@@ -1,7 +1,7 @@
 import type { AnswerEvent, ResearchClient } from '../../src/api/client';
 import { ResearchApiError } from '../../src/api/errors';
 import type { RunningEmulator } from '../../src/emulator/server';
-import { clientWithKey, KEYS, rawCall, rejectionOf, startWithClient, TEST_ACCOUNTS } from './helpers';
+import { clientWithKey, KEYS, rawCall, rejectionOf, TEST_ACCOUNTS, useEmulator } from './helpers';
 
 async function collect(events: AsyncIterable<AnswerEvent>): Promise<AnswerEvent[]> {
   const all: AnswerEvent[] = [];
@@ -14,11 +14,7 @@ const text = (events: AnswerEvent[]): string => events.map((event) => (event.typ
 describe('POST /v1/answer', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, client, close } = await startWithClient({ accounts: TEST_ACCOUNTS }));
-  });
-  afterEach(() => close());
+  useEmulator({ accounts: TEST_ACCOUNTS }, (started) => ({ emulator, client } = started));
 
   it('streams search results, several content chunks, metadata and done, in that order', async () => {
     const events = await collect(client.answer({ query: 'GLP-1 semaglutide cardiovascular outcomes' }));

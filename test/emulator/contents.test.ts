@@ -1,15 +1,11 @@
 import type { ResearchClient } from '../../src/api/client';
 import type { RunningEmulator } from '../../src/emulator/server';
-import { rawCall, startWithClient } from './helpers';
+import { rawCall, startWithClient, useEmulator } from './helpers';
 
 describe('POST /v1/contents', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, client, close } = await startWithClient());
-  });
-  afterEach(() => close());
+  useEmulator({}, (started) => ({ emulator, client } = started));
 
   const balance = () => emulator.accounts.find(emulator.defaultApiKey)?.creditsUsd ?? Number.NaN;
 

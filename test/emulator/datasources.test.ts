@@ -1,7 +1,7 @@
 import type { ResearchClient } from '../../src/api/client';
 import { DATASOURCE_CATEGORIES } from '../../src/api/schemas';
 import type { RunningEmulator } from '../../src/emulator/server';
-import { rawCall, startWithClient } from './helpers';
+import { rawCall, useEmulator } from './helpers';
 
 /** Every dataset id the spec lists in section 2.9. */
 const SPEC_IDS = [
@@ -21,11 +21,7 @@ const SPEC_IDS = [
 describe('datasources', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, client, close } = await startWithClient());
-  });
-  afterEach(() => close());
+  useEmulator({}, (started) => ({ emulator, client } = started));
 
   it('lists exactly the 50 datasets of the spec, each with every catalogue field', async () => {
     const datasources = await client.listDatasources();

@@ -1,16 +1,12 @@
 import type { ResearchClient } from '../../src/api/client';
 import { ResearchApiError } from '../../src/api/errors';
 import type { RunningEmulator } from '../../src/emulator/server';
-import { rawCall, rejectionOf, startWithClient } from './helpers';
+import { rawCall, rejectionOf, startWithClient, useEmulator } from './helpers';
 
 describe('fault injection', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, client, close } = await startWithClient());
-  });
-  afterEach(() => close());
+  useEmulator({}, (started) => ({ emulator, client } = started));
 
   const setFaults = (faults: unknown) => rawCall(emulator, 'POST', '/_emulator/faults', { body: faults, apiKey: null });
 

@@ -95,3 +95,21 @@ export const TEST_ACCOUNTS: NonNullable<EmulatorOptions['accounts']> = [
   { key: KEYS.free, organization: 'org_b', creditsUsd: 50, permissions: ['inference'], subscription: false },
   { key: KEYS.poor, organization: 'org_c', creditsUsd: 0, permissions: ['inference', 'increased_max_results'], subscription: true },
 ];
+
+/**
+ * Starts an emulator with a client before each test of the enclosing block and closes both after it;
+ * `take` receives them (a test file keeps them in its own variables). `options` may be a factory, for
+ * a fresh clock per test.
+ */
+export function useEmulator(options: EmulatorOptions | (() => EmulatorOptions), take: (started: { emulator: RunningEmulator; client: ResearchClient }) => void): void {
+  let close: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    const started = await startWithClient(typeof options === 'function' ? options() : options);
+    close = started.close;
+    take(started);
+  });
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+}

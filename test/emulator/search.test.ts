@@ -2,16 +2,12 @@ import type { ResearchClient } from '../../src/api/client';
 import { ResearchApiError } from '../../src/api/errors';
 import { findDataset } from '../../src/emulator/catalogue';
 import type { RunningEmulator } from '../../src/emulator/server';
-import { clientWithKey, KEYS, rawCall, rejectionOf, startWithClient, TEST_ACCOUNTS } from './helpers';
+import { clientWithKey, KEYS, rawCall, rejectionOf, TEST_ACCOUNTS, useEmulator } from './helpers';
 
 describe('POST /v1/search', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, client, close } = await startWithClient({ accounts: TEST_ACCOUNTS }));
-  });
-  afterEach(() => close());
+  useEmulator({ accounts: TEST_ACCOUNTS }, (started) => ({ emulator, client } = started));
 
   const search = (body: Record<string, unknown>, apiKey: string = KEYS.full) => rawCall(emulator, 'POST', '/search', { body, apiKey });
 

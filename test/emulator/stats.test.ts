@@ -1,14 +1,10 @@
 import { ResearchApiError } from '../../src/api/errors';
 import type { RunningEmulator } from '../../src/emulator/server';
-import { clientWithKey, KEYS, rawCall, rejectionOf, startWithClient, TEST_ACCOUNTS } from './helpers';
+import { clientWithKey, KEYS, rawCall, rejectionOf, TEST_ACCOUNTS, useEmulator } from './helpers';
 
 describe('stats and operator routes', () => {
   let emulator: RunningEmulator;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, close } = await startWithClient({ accounts: TEST_ACCOUNTS }));
-  });
-  afterEach(() => close());
+  useEmulator({ accounts: TEST_ACCOUNTS }, (started) => ({ emulator } = started));
 
   const admin = (method: string, path: string, body?: unknown) => rawCall(emulator, method, `/_emulator${path}`, { body, apiKey: null });
 

@@ -4,16 +4,12 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { EmulatorHttpError } from '../../src/emulator/types';
 import { resolveWorkflowForTask } from '../../src/emulator/workflows-beta';
 import { FakeClock } from '../support/harness/fake-clock';
-import { rawCall, rejectionOf, startWithClient } from './helpers';
+import { rawCall, rejectionOf, useEmulator } from './helpers';
 
 describe('workflows (beta)', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ emulator, client, close } = await startWithClient({ clock: new FakeClock() }));
-  });
-  afterEach(() => close());
+  useEmulator(() => ({ clock: new FakeClock() }), (started) => ({ emulator, client } = started));
 
   it('lists curated and organisation workflows with their current version and variables', async () => {
     const workflows = await client.listWorkflows();
