@@ -12,7 +12,7 @@ const sandboxBanned = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**', '.temporal/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -42,5 +42,7 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+    // Plain scripts are CommonJS: they run before anything is built.
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

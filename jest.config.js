@@ -8,4 +8,5 @@ module.exports = {
   },
   testTimeout: 30000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

@@ -1,7 +1,6 @@
 // Runs a TypeScript benchmark without a build step: `node bench/run.js bench/client.ts`.
 // There is no ts-node or @swc/register here, so this hook transpiles each `.ts` file with @swc/core
 // (types stripped, no type checking; `npm run typecheck` does that) as Node requires it.
-/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS loader hook has to use require() */
 const fs = require('node:fs');
 const path = require('node:path');
 const { transformSync } = require('@swc/core');

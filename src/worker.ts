@@ -1,8 +1,9 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
 import type { Config } from './config';
 import { ensureSearchAttributes } from './register-search-attributes';
+import { connectWorkerTemporal, type TemporalServer } from './temporal/server';
 
 /** A research service the worker talks to, and how to let go of it. */
 export interface ResearchConnection {
@@ -66,13 +67,13 @@ export async function openResearchService(config: Config, startEmulator: Embedde
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const research = await openResearchService(config, options.startEmulator);
-  let connection: NativeConnection | undefined;
+  let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
   try {
-    connection = await NativeConnection.connect({ address: config.temporal.address });
-    await ensureSearchAttributes(connection, config.temporal.namespace, log);
+    temporal = await connectWorkerTemporal(config.temporal.address, config.temporal.namespace, config.temporal.addressSet);
+    await ensureSearchAttributes(temporal.connection, config.temporal.namespace, log);
     const worker = await Worker.create({
-      connection,
+      connection: temporal.nativeConnection,
       ...createWorkerOptions(config, {
         api: research.api,
         store: new LocalArtifactStore(config.artifactDir),
@@ -98,7 +99,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     log('worker stopped');
   } finally {
     for (const cleanup of cleanups) cleanup();
-    await connection?.close();
+    await temporal?.close();
     await research.close();
   }
 }

@@ -17,7 +17,7 @@ function configError(env: Record<string, string>): ConfigError {
 describe('loadConfig', () => {
   test('an empty environment selects the embedded emulator with the documented defaults', () => {
     expect(loadConfig({})).toEqual({
-      temporal: { address: 'localhost:7233', namespace: 'default', taskQueue: 'research-pipelines' },
+      temporal: { address: 'localhost:7233', addressSet: false, namespace: 'default', taskQueue: 'research-pipelines' },
       research: { kind: 'emulator' },
       artifactDir: './.artifacts',
       webhookSecretDir: './.webhook-secrets',
@@ -36,7 +36,7 @@ describe('loadConfig', () => {
       RESEARCH_API_TIMEOUT_MS: '90000',
     });
     expect(config).toEqual({
-      temporal: { address: 'temporal.internal:7233', namespace: 'research', taskQueue: 'rq' },
+      temporal: { address: 'temporal.internal:7233', addressSet: true, namespace: 'research', taskQueue: 'rq' },
       research: { kind: 'service', baseUrl: 'https://api.research.example/v1', timeoutMs: 90_000 },
       artifactDir: '/data/artifacts',
       webhookSecretDir: '/data/secrets',

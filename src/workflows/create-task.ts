@@ -25,6 +25,8 @@ export interface CreateTaskContext {
   operator: OperatorGate;
   hasDecision(): boolean;
   takeDecision(): CreateDecision | undefined;
+  /** Delays between looks at the task list; RECONCILE_DELAYS_MS unless set. */
+  reconcileDelaysMs?: readonly number[];
 }
 
 /**
@@ -59,7 +61,7 @@ async function reconcile(ctx: CreateTaskContext): Promise<CreatedResearchTask | 
   ctx.model.detail = 'create sent but no answer came back: looking for the task before creating again (or send resolveCreate)';
   ctx.publish();
   let listRead = false;
-  for (const delayMs of [0, ...RECONCILE_DELAYS_MS]) {
+  for (const delayMs of [0, ...(ctx.reconcileDelaysMs ?? RECONCILE_DELAYS_MS)]) {
     if (delayMs > 0) await condition(ctx.hasDecision, delayMs);
     if (ctx.hasDecision()) return decide(ctx);
     try {

@@ -84,6 +84,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       operator: operatorGate('creating'),
       takeDecision: () => inbox.takeDecision(),
       hasDecision: () => inbox.decision !== undefined,
+      reconcileDelaysMs: input.polling?.reconcileDelaysMs,
     });
     model.deepresearchId = created.deepresearchId;
     webhookConfigured = created.webhookConfigured;

@@ -15,6 +15,8 @@ export interface ResearchContext {
 export interface PollingOverrides {
   initialDelayMs?: number;
   maxDelayMs?: number;
+  /** Delays between looks at the task list after a create whose answer was lost (RECONCILE_DELAYS_MS unless set). */
+  reconcileDelaysMs?: number[];
 }
 
 /** `researchTaskWorkflow` input: the task request (every field of spec 2.4) plus its context. */

@@ -1,5 +1,5 @@
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import { FakeClock } from '../support/harness/fake-clock';
+import { FakeClock } from '../support/fake-clock';
 import { rawCall, TEST_ACCOUNTS, KEYS } from './helpers';
 
 describe('per-key rate limit', () => {

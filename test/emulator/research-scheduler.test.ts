@@ -1,5 +1,5 @@
 import { EventScheduler, type ScheduledEvent } from '../../src/emulator/research/scheduler';
-import { FakeClock } from '../support/harness/fake-clock';
+import { FakeClock } from '../support/fake-clock';
 
 describe('research event scheduler', () => {
   test('events run in due-time order, each at its own due time, however far the clock jumps', async () => {

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { EmulatorOptionsError } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import { FakeClock } from '../support/harness/fake-clock';
+import { FakeClock } from '../support/fake-clock';
 import { nodeRequest, rawCall, rejectionOf } from './helpers';
 
 describe('emulator server', () => {

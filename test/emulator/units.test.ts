@@ -2,7 +2,7 @@ import { createRandom, randomUuid } from '../../src/emulator/random';
 import { Router } from '../../src/emulator/router';
 import { canonicalJson } from '../../src/emulator/stats';
 import { trackedClock } from '../../src/emulator/tracked-clock';
-import { FakeClock } from '../support/harness/fake-clock';
+import { FakeClock } from '../support/fake-clock';
 
 describe('seeded random', () => {
   it('repeats its sequence for the same seed and differs for another', () => {

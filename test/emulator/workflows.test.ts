@@ -3,7 +3,7 @@ import { ResearchApiError } from '../../src/api/errors';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { EmulatorHttpError } from '../../src/emulator/types';
 import { resolveWorkflowForTask } from '../../src/emulator/workflows-beta';
-import { FakeClock } from '../support/harness/fake-clock';
+import { FakeClock } from '../support/fake-clock';
 import { rawCall, rejectionOf, useEmulator } from './helpers';
 
 describe('workflows (beta)', () => {

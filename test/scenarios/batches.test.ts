@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { researchBatchStateQuery, resumeSignal } from '../../src/workflows/definitions';
 import { FailureType } from '../../src/workflows/failures';
 import type { ResearchBatchResult } from '../../src/workflows/types';
-import { describeScenarios } from '../support/scenario-env';
+import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
 const tasks = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `company-${index + 1}`, query: `Profile of company ${index + 1}: products, pricing, news` }));
@@ -35,6 +35,7 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     expect(result.tasksTruncated).toBe(false);
     const manifests = await Promise.all(result.manifests.map(async (ref) => (await readFile(fileURLToPath(ref.uri), 'utf8')).trim().split('\n')));
     expect(manifests.flat().map((line) => (JSON.parse(line) as { batchTaskId: string }).batchTaskId).sort()).toEqual(result.tasks.map((task) => task.batchTaskId).sort());
+    await recordHistory(handle, 'batch-250');
   });
 
   it('continues as new while adding, following and collecting, without adding anything twice', async () => {

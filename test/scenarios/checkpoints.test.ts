@@ -1,7 +1,7 @@
 import type { Interaction } from '../../src/api/schemas';
 import { addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate } from '../../src/workflows/definitions';
 import type { CheckpointAnswer, ResearchTaskResult, ResearchTaskState } from '../../src/workflows/types';
-import { describeScenarios, type ScenarioHandle } from '../support/scenario-env';
+import { describeScenarios, recordHistory, type ScenarioHandle } from '../support/scenario-env';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../src/workflows/failures';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
@@ -72,9 +72,10 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     const result = await handle.result();
     expect(result.status).toBe('completed');
     // Every checkpoint was answered as soon as the workflow showed it: far less than the 5-minute timeout.
-    expect(result.timings.waitingForInputMs).toBeLessThan(5 * 60_000);
+    expect(result.timings.waitingForInputMs * env.speed).toBeLessThan(5 * 60_000);
     const task = await world.api.getTask(result.deepresearchId);
     expect(task.hitl_history).toHaveLength(4);
+    await recordHistory(handle, 'task-checkpoints');
   });
 
   it('keeps waiting when the service refuses an answer, by signal or by update, and takes the next one', async () => {
@@ -89,7 +90,9 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     const interaction = await waitForCheckpoint(handle, new Set());
     const approve: CheckpointAnswer = { interactionId: interaction.interaction_id, response: { approved: true } };
     await handle.signal(checkpointResponseSignal, approve);
-    const state = await handle.query(researchTaskStateQuery);
+    // A signal is handled in a later workflow task, after the answer activity: wait for its outcome.
+    let state = await handle.query(researchTaskStateQuery);
+    await env.waitUntil(async () => (state = await handle.query(researchTaskStateQuery)).rejectedAnswers.length > 0, { description: 'the refused answer recorded' });
     expect(state.rejectedAnswers.at(-1)?.reason).toContain('the service refused the answer: interaction is no longer active');
     await expect(handle.executeUpdate(respondToCheckpointUpdate, approve)).rejects.toThrow(/the service refused the answer/);
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).interaction?.interaction_id === interaction.interaction_id, { description: 'the checkpoint shown again' });
@@ -107,7 +110,8 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     await handle.signal(checkpointResponseSignal, { interactionId: interaction.interaction_id, response: { approved: true } });
     const result = await handle.result();
     expect(result.status).toBe('completed');
-    expect(result.timings.waitingForInputMs).toBeGreaterThanOrEqual(5 * 60_000);
+    // Timings are workflow time (real time here); the emulator paused the task after 5 minutes of its own time.
+    expect(result.timings.waitingForInputMs * env.speed).toBeGreaterThanOrEqual(5 * 60_000);
   });
 
   it('forwards an instruction while the task runs and rejects one in the writing phase', async () => {

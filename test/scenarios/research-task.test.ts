@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
-import { describeScenarios } from '../support/scenario-env';
+import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { researchTaskStateQuery } from '../../src/workflows/definitions';
 import type { ResearchTaskResult } from '../../src/workflows/types';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
@@ -27,6 +27,7 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     expect(await handle.largestPayloadBytes()).toBeLessThan(report.length + 8_192);
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'completed', ResearchMode: 'fast', ResearchPipeline: 'demo', DeepResearchId: result.deepresearchId, ResearchCostUsd: 0.1 });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+    await recordHistory(handle, 'task-poll-only');
   });
 
   it('needs far fewer polls when a verified webhook announces completion', async () => {
@@ -53,5 +54,6 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     expect(await handle.payloadsContain('Solar module prices')).toBe(true);
     expect(await handle.payloadsContain(secret!)).toBe(false);
     expect(await handle.payloadsContain(world.emulator.defaultApiKey)).toBe(false);
+    await recordHistory(handle, 'task-webhook');
   });
 });

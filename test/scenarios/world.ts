@@ -8,7 +8,9 @@ import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type 
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { webhookReceivedSignal } from '../../src/workflows/definitions';
+import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import type { PollingOverrides } from '../../src/workflows/types';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -19,9 +21,9 @@ export interface ResearchWorld {
   api: ResearchClient;
   store: LocalArtifactStore;
   secrets: InMemoryWebhookSecretStore;
-  /** Poll delays for this environment: the defaults on the harness; scaled down like the emulator on a server. */
-  polling?: { initialDelayMs: number; maxDelayMs: number };
-  /** Lets `ms` of emulator time pass: skipped on the harness, scaled down like the emulator on a server. */
+  /** Poll and reconcile delays scaled down like the emulator's clock (pass as the workflow's `polling`). */
+  polling: PollingOverrides;
+  /** Lets `ms` of emulator time pass. */
   pass(ms: number): Promise<void>;
   /** Base URL of the stand-in intake, when the world was made with webhooks. */
   intakeUrl?: string;
@@ -34,8 +36,15 @@ export interface ResearchWorld {
 
 let current: Activities | undefined;
 
-/** On a real server time is real, so the emulator runs this much faster to keep scenarios short. */
-const SERVER_SPEED = 600;
+/** The standard mode's poll profile and the reconcile delays, `speed` times shorter. */
+function scaledPolling(speed: number): PollingOverrides {
+  const scale = (ms: number) => Math.max(1, Math.round(ms / speed));
+  return {
+    initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs),
+    maxDelayMs: scale(POLL_PROFILES.standard.maxDelayMs),
+    reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
+  };
+}
 
 /** Replaces one activity of the current world for the rest of a test (to make the service refuse something). */
 export function replaceActivity<Name extends keyof Activities>(name: Name, replacement: (original: Activities[Name]) => Activities[Name]): void {
@@ -69,12 +78,11 @@ export interface WorldOptions {
 }
 
 /**
- * Starts an emulator on the environment's clock (a fake clock on the harness; 600x real time on a
- * server) and binds the activities to it.
+ * Starts an emulator running at the scenario's speed and binds the activities to it. The workflows'
+ * timers are real, so their poll and reconcile delays are scaled down by the same factor (`polling`).
  */
 export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): Promise<ResearchWorld> {
-  const timing = env.kind === 'harness' ? { clock: env.clock } : { speed: SERVER_SPEED };
-  const emulator = await startEmulator({ seed: 11, ...options.emulator, ...timing, research: { durationJitter: 0, ...options.emulator?.research } });
+  const emulator = await startEmulator({ seed: 11, ...options.emulator, speed: env.speed, research: { durationJitter: 0, ...options.emulator?.research } });
   const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
   const store = new LocalArtifactStore(dir);
@@ -115,8 +123,8 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
   current = createActivities(deps);
   return {
     emulator, api, store, secrets, intakeUrl, intake,
-    ...(env.kind === 'server' ? { polling: { initialDelayMs: 20, maxDelayMs: 200 } } : {}),
-    pass: (ms) => env.sleep(env.kind === 'server' ? ms / SERVER_SPEED : ms),
+    polling: scaledPolling(env.speed),
+    pass: (ms) => env.sleep(ms),
     route: (handle) => void handles.set(handle.workflowId, handle),
     close: async () => {
       current = undefined;

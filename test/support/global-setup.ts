@@ -1,12 +1,35 @@
-import { findTemporalServer, PROBE_RESULT_VARIABLE } from './server/discovery';
+import { openTemporalServer, type TemporalServer } from '../../src/temporal/server';
+import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { SERVER_VARIABLE, type TestServerInfo } from './server/test-server';
+
+/** The server this run started (global setup and teardown share the process). */
+export const running: { server?: TemporalServer } = ((globalThis as { __rpTemporal?: { server?: TemporalServer } }).__rpTemporal ??= {});
 
 /**
- * Jest global setup: looks for a real Temporal server once for the whole run, prints why the
- * real-server scenarios are skipped when there is none, and hands the answer to every test file.
+ * The dev server fires timers up to a second late (it batches them); scenarios run emulator time many
+ * times faster than real time and poll every few hundred milliseconds, so they need precise timers.
  */
-export default function globalSetup(): void {
-  const server = findTemporalServer();
-  process.env[PROBE_RESULT_VARIABLE] = JSON.stringify(server);
-  if (!server.available) process.stderr.write(`\nReal-server scenarios skipped: ${server.reason}\n`);
-  else process.stderr.write(`\nReal-server scenarios run on: ${JSON.stringify(server.plan)}\n`);
+const PRECISE_TIMERS = ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="5ms"'];
+
+/**
+ * Jest global setup: finds or starts one Temporal server for the whole run (see openTemporalServer;
+ * as a last resort it installs the project's binaries, like `rp dev`) and hands its address to every
+ * test file. Without a server the workflow scenarios cannot run: under CI that fails the run, elsewhere
+ * they are skipped with the reason printed.
+ */
+export default async function globalSetup(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let info: TestServerInfo;
+  try {
+    const server = await openTemporalServer({ allowInstall: true, searchAttributes: RESEARCH_SEARCH_ATTRIBUTES, devServerArgs: PRECISE_TIMERS, log });
+    running.server = server;
+    info = { available: true, address: server.address, namespace: server.namespace };
+    log(`\nWorkflow scenarios run on the Temporal server at ${server.address} (${server.source})`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (process.env.CI) throw new Error(`CI needs a real Temporal server for the workflow scenarios: ${reason}`, { cause: error });
+    info = { available: false, reason };
+    log(`\nWorkflow scenarios skipped: ${reason}`);
+  }
+  process.env[SERVER_VARIABLE] = JSON.stringify(info);
 }

@@ -4,7 +4,7 @@ import { ResearchClient } from '../../src/api/client';
 import type { ResearchOptionsInput } from '../../src/emulator/research';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import type { EmulatorOptions } from '../../src/emulator/options';
-import { FakeClock } from './harness/fake-clock';
+import { FakeClock } from './fake-clock';
 
 /** An emulator on loopback driven by a fake clock, with a client for its default key. */
 export interface ResearchHarness {

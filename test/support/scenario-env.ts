@@ -1,30 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
-import type { Clock } from '../../src/emulator/clock';
-import { FakeClock, WorkflowHarness } from './harness';
-import { resolveActivities, type ScenarioSetup } from './scenario-setup';
-import { acquireServer, findTemporalServer, PROBE_RESULT_VARIABLE, releaseServer, ServerScenarioEnv, type ServerConnection } from './server-env';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { acquireServer, releaseServer, type ServerConnection } from './server/connection';
+import { ServerWorkflowHandle } from './server/handle';
+import { WaitTimeoutError } from './server/scenario-errors';
+import { testServer } from './server/test-server';
+import { DEFAULT_WAIT_TIMEOUT_MS, resolveActivities, type ScenarioSetup } from './scenario-setup';
 
 /**
- * The one interface a workflow scenario is written against. Two implementations: the in-process
- * harness (`kind: 'harness'`, fake clock, time skipped on demand) and a real Temporal server
- * (`kind: 'server'`, real time), so each scenario is written once and runs on both.
+ * What a workflow scenario runs against: a worker on a fresh task queue of the run's real Temporal
+ * server, and a client. Scenario time runs `speed` times faster than real time: the emulator is
+ * started at that speed and the workflows get poll delays scaled the same way, so an hour of research
+ * takes seconds while every timer, retry and message goes through the real server.
  */
 export interface ScenarioEnv {
-  readonly kind: 'harness' | 'server';
-  /** The environment's time: a FakeClock (harness) or systemClock (server). Hand it to an emulator. */
-  readonly clock: Clock;
+  /** How many times faster than real time scenario time runs. */
+  readonly speed: number;
   /** Starts a workflow by type name. */
   start<R = unknown>(workflowType: string, options: ScenarioStartOptions): Promise<ScenarioHandle<R>>;
   /** A handle on the latest execution with this id (a child workflow, say). */
   getHandle<R = unknown>(workflowId: string): ScenarioHandle<R>;
-  /** Lets `ms` of environment time pass (skipped on the harness, really waited on the server). */
+  /** Lets `ms` of scenario time pass. */
   sleep(ms: number): Promise<void>;
-  /**
-   * Lets time pass until `predicate` holds, checking after every step (harness) or poll (server).
-   * Rejects with a WaitTimeoutError naming `description` after `timeoutMs` of environment time.
-   */
+  /** Re-checks `predicate` until it holds; rejects with WaitTimeoutError naming `description` after `timeoutMs` of scenario time. */
   waitUntil(predicate: () => boolean | Promise<boolean>, options?: WaitUntilOptions): Promise<void>;
-  /** Stops workers and releases everything the environment holds. */
+  /** Stops the worker. */
   close(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ export interface ScenarioStartOptions {
 
 /** Options of {@link ScenarioEnv.waitUntil}. */
 export interface WaitUntilOptions {
-  /** Environment time to wait at most; default 60 s. */
+  /** Scenario time to wait at most; default 60 s. */
   readonly timeoutMs?: number;
   /** What is waited for, quoted in the timeout error. */
   readonly description?: string;
@@ -53,89 +55,147 @@ export interface ScenarioHandle<R> {
   executeUpdate<T, Args extends unknown[] = []>(update: UpdateDefinition<T, Args> | string, ...args: Args): Promise<T>;
   /** Requests cancellation of the workflow. */
   cancel(): Promise<void>;
-  /** Waits for the execution to close (advancing time on the harness); rejects with WorkflowFailedError. */
+  /** Waits for the execution to close; rejects with WorkflowFailedError. */
   result(): Promise<R>;
   /** Latest custom search attribute values by name. */
   searchAttributes(): Promise<Record<string, unknown>>;
-  /** Largest payload that crossed the workflow boundary, in bytes (server: computed from history). */
+  /** Largest payload in the history of any run of the chain, in bytes. */
   largestPayloadBytes(): Promise<number>;
   /** True when any payload in the history (every run of the chain) contains `text`: secrets must not. */
   payloadsContain(text: string): Promise<boolean>;
-  /** Number of events in the current run's history (approximate on the harness). */
+  /** Number of events in the current run's history. */
   historyLength(): Promise<number>;
   /** Number of runs in the continue-as-new chain so far. */
   runCount(): Promise<number>;
+  /** The current run's history in the JSON form `temporal workflow show --output json` prints. */
+  historyJson(): Promise<unknown>;
 }
 
 export type { ScenarioSetup } from './scenario-setup';
-// Both environments throw these, so scenarios assert on them whichever one runs.
-export {
-  WaitTimeoutError,
-  WorkflowFailedError,
-  WorkflowNotRunningError,
-  WorkflowQueryFailedError,
-  WorkflowUpdateFailedError,
-} from './harness/errors';
+export { WaitTimeoutError, WorkflowFailedError, WorkflowNotRunningError, WorkflowQueryFailedError, WorkflowUpdateFailedError } from './server/scenario-errors';
 
-/** How long a server block may take to connect or start its server (a first download included). */
-const SERVER_SETUP_TIMEOUT_MS = 120_000;
+/** Scenario time runs this many times faster than real time (the emulator's speed; poll delays shrink by it). */
+export const SCENARIO_SPEED = 120;
+/** Real time a scenario may take, a whole task with its checkpoints included. */
+const SCENARIO_TEST_TIMEOUT_MS = 180_000;
+/** Shortest real time `waitUntil` allows, so a short scenario timeout still covers server round trips. */
+const MIN_REAL_WAIT_MS = 10_000;
+/** How often `waitUntil` re-checks its predicate, in real time. */
+const POLL_INTERVAL_MS = 50;
+/** Set to a folder to write the histories scenarios record (see test/fixtures/histories/README.md). */
+const RECORD_VARIABLE = 'RP_RECORD_HISTORIES';
 
-let serverReasonPrinted = false;
+const bundles = new Map<string, Promise<string>>();
 
 /**
- * Defines the scenarios in `body` twice: a `describe` on the in-process harness (always) and one on
- * a real Temporal server (see findTemporalServer). Each test gets a fresh environment from
- * `getEnv()`. Without a server the server block is skipped, its title names the reason, and the
- * reason is printed once per test file: skipped, never silently passed.
+ * Defines the scenarios in `body` on the run's real Temporal server (found by the Jest global setup).
+ * Each test gets a fresh worker and task queue from `getEnv()`. Without a server the block is skipped
+ * with the reason in its title (the global setup has failed the run instead when CI is set).
  */
 export function describeScenarios(title: string, setup: ScenarioSetup, body: (getEnv: () => ScenarioEnv) => void): void {
-  describe(`${title} [harness]`, () => {
-    let env: WorkflowHarness | undefined;
-    beforeEach(async () => {
-      const clock = new FakeClock();
-      env = await WorkflowHarness.create({
-        workflowsPath: setup.workflowsPath,
-        activities: resolveActivities(setup, clock),
-        clock,
-        searchAttributes: setup.searchAttributes,
-      });
-    });
-    afterEach(async () => {
-      await env?.close();
-      env = undefined;
-    });
-    body(() => present(env, 'harness'));
-  });
-
-  const server = findTemporalServer();
+  const server = testServer();
   if (!server.available) {
-    // Under `npm test` the global setup has printed the reason once for the whole run.
-    if (!serverReasonPrinted && !process.env[PROBE_RESULT_VARIABLE]) {
-      serverReasonPrinted = true;
-      beforeAll(() => console.warn(`Real-server scenarios skipped: ${server.reason}`));
-    }
-    describe.skip(`${title} [server: skipped, ${server.reason}]`, () => body(() => present<ScenarioEnv>(undefined, 'server')));
+    describe.skip(`${title} [skipped: ${server.reason.split('\n')[0]}]`, () => body(() => present<ScenarioEnv>(undefined)));
     return;
   }
-  describe(`${title} [server]`, () => {
+  describe(title, () => {
+    jest.setTimeout(SCENARIO_TEST_TIMEOUT_MS);
     let connection: ServerConnection | undefined;
     let env: ServerScenarioEnv | undefined;
     beforeAll(async () => {
-      connection = await acquireServer(server.plan, setup.searchAttributes);
-    }, SERVER_SETUP_TIMEOUT_MS);
+      connection = await acquireServer(server.address, server.namespace, setup.searchAttributes);
+    });
     afterAll(() => releaseServer());
     beforeEach(async () => {
-      env = await ServerScenarioEnv.create(present(connection, 'server'), setup);
+      env = await ServerScenarioEnv.create(present(connection), setup);
     });
     afterEach(async () => {
       await env?.close();
       env = undefined;
     });
-    body(() => present(env, 'server'));
+    body(() => present(env));
   });
 }
 
-function present<T>(value: T | undefined, kind: string): T {
-  if (value === undefined) throw new Error(`The ${kind} scenario environment is only available inside a test`);
+/**
+ * Writes a closed workflow's history to `<RP_RECORD_HISTORIES>/<name>.json` when that variable is
+ * set, for the replay suite; does nothing otherwise.
+ */
+export async function recordHistory(handle: ScenarioHandle<unknown>, name: string): Promise<void> {
+  const dir = process.env[RECORD_VARIABLE];
+  if (!dir) return;
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, `${name}.json`), `${JSON.stringify(await handle.historyJson())}\n`);
+}
+
+class ServerScenarioEnv implements ScenarioEnv {
+  readonly speed = SCENARIO_SPEED;
+
+  private constructor(
+    private readonly connection: ServerConnection,
+    private readonly taskQueue: string,
+    private readonly worker: Worker,
+    private readonly running: Promise<void>,
+  ) {}
+
+  static async create(connection: ServerConnection, setup: ScenarioSetup): Promise<ServerScenarioEnv> {
+    const taskQueue = `scenario-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: connection.env.nativeConnection,
+      namespace: connection.namespace,
+      taskQueue,
+      workflowBundle: { code: await bundle(setup.workflowsPath) },
+      activities: resolveActivities(setup),
+    });
+    return new ServerScenarioEnv(connection, taskQueue, worker, worker.run());
+  }
+
+  async start<R = unknown>(workflowType: string, options: ScenarioStartOptions): Promise<ServerWorkflowHandle<R>> {
+    const { client } = this.connection.env;
+    const handle = await client.workflow.start(workflowType, { workflowId: options.workflowId, taskQueue: this.taskQueue, args: [...(options.args ?? [])] });
+    return new ServerWorkflowHandle<R>(client, handle);
+  }
+
+  getHandle<R = unknown>(workflowId: string): ServerWorkflowHandle<R> {
+    const { client } = this.connection.env;
+    return new ServerWorkflowHandle<R>(client, client.workflow.getHandle(workflowId));
+  }
+
+  async sleep(ms: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms / this.speed));
+  }
+
+  async waitUntil(predicate: () => boolean | Promise<boolean>, options: WaitUntilOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+    const deadline = Date.now() + Math.max(MIN_REAL_WAIT_MS, timeoutMs / this.speed);
+    while (!(await predicate())) {
+      if (Date.now() >= deadline) {
+        throw new WaitTimeoutError(`waitUntil timed out after ${timeoutMs} ms of scenario time waiting for ${options.description ?? 'the condition'}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    }
+  }
+
+  async close(): Promise<void> {
+    // A worker that already stopped (it failed) refuses shutdown(); its run promise reports why.
+    if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
+    await this.running;
+  }
+}
+
+// Bundling runs webpack (about a second), so each workflows module is bundled once per test file.
+function bundle(workflowsPath: string): Promise<string> {
+  let code = bundles.get(workflowsPath);
+  if (!code) {
+    code = bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }).then((result) => result.code);
+    bundles.set(workflowsPath, code);
+  }
+  return code;
+}
+
+const quietBundlerLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: (message: string) => process.stderr.write(`${message}\n`), log() {} };
+
+function present<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('The scenario environment is only available inside a test');
   return value;
 }

@@ -1,21 +1,20 @@
 import type { SearchAttributeType } from '@temporalio/common';
-import type { Clock } from '../../src/emulator/clock';
 
 /** What a scenario block needs: the workflows, the activities, and declared search attributes. */
 export interface ScenarioSetup {
   /** The workflows module, as for a Worker's `workflowsPath`. */
   readonly workflowsPath: string;
-  /** Activities by name, or a factory given the environment's clock (to share it with an emulator). */
-  readonly activities?: object | ((clock: Clock) => object);
-  /** Custom search attributes (name -> type) to register on the server and allow on the harness. */
+  /** Activities by name, or a factory called once per test's worker. */
+  readonly activities?: object | (() => object);
+  /** Custom search attributes (name -> type) to register on the server. */
   readonly searchAttributes?: Readonly<Record<string, SearchAttributeType>>;
 }
 
-/** The default `waitUntil` timeout, in environment time. */
+/** The default `waitUntil` timeout, in scenario time. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 60_000;
 
-/** Resolves a setup's activities for an environment's clock. */
-export function resolveActivities(setup: ScenarioSetup, clock: Clock): object {
+/** Resolves a setup's activities. */
+export function resolveActivities(setup: ScenarioSetup): object {
   const { activities } = setup;
-  return typeof activities === 'function' ? activities(clock) : (activities ?? {});
+  return typeof activities === 'function' ? activities() : (activities ?? {});
 }

@@ -8,7 +8,7 @@ import {
   WorkflowNotRunningError,
   WorkflowQueryFailedError,
   WorkflowUpdateFailedError,
-} from '../harness/errors';
+} from './scenario-errors';
 
 // The client wraps failures in generic errors ("Workflow execution failed"); scenarios assert on the
 // failure itself, so both environments throw the harness's error classes with the failure's message.

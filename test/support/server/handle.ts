@@ -1,5 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { ScenarioHandle } from '../scenario-env';
 import { messageError, queryError, resultError, updateError } from './errors';
 import { chainHistories, largestPayloadIn, payloadTextsIn } from './history';
@@ -61,6 +62,10 @@ export class ServerWorkflowHandle<R> implements ScenarioHandle<R> {
   async historyLength(): Promise<number> {
     const [latest] = await chainHistories(this.client, this.workflowId);
     return latest?.events?.length ?? 0;
+  }
+
+  async historyJson(): Promise<unknown> {
+    return JSON.parse(historyToJSON(await this.handle.fetchHistory()));
   }
 
   async runCount(): Promise<number> {

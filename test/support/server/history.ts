@@ -1,8 +1,7 @@
 import Long from 'long';
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
-import { payloadBytes } from '../harness/payloads';
+import { temporal } from '@temporalio/proto';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -16,6 +15,11 @@ export async function chainHistories(client: Client, workflowId: string): Promis
     runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   } while (runId);
   return histories;
+}
+
+/** Serialized size of a payload (data and metadata), the figure the server's 2 MB limit applies to. */
+export function payloadBytes(payload: Payload): number {
+  return temporal.api.common.v1.Payload.encode(payload).finish().length;
 }
 
 /** Size in bytes of the largest payload anywhere in `value` (a history, an event, ...). */

@@ -1,0 +1,45 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+
+const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
+const WORKFLOWS = require.resolve('../../src/workflows');
+
+async function fixtures(): Promise<Array<{ workflowId: string; history: unknown }>> {
+  const names = (await readdir(HISTORIES)).filter((name) => name.endsWith('.json')).sort();
+  return Promise.all(names.map(async (name) => ({ workflowId: path.basename(name, '.json'), history: JSON.parse(await readFile(path.join(HISTORIES, name), 'utf8')) as unknown })));
+}
+
+beforeAll(() => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Another suite in this process installed it already.
+  }
+});
+
+describe('recorded histories replay on today\'s workflow code', () => {
+  jest.setTimeout(120_000);
+
+  it('has recorded histories of the main scenarios to replay', async () => {
+    const names = (await fixtures()).map(({ workflowId }) => workflowId);
+    expect(names).toEqual(expect.arrayContaining(['task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'batch-250']));
+  });
+
+  it('replays every recorded history without a determinism error', async () => {
+    const results = [];
+    for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'fixtures' }, await fixtures())) results.push(result);
+    const failures = results.filter((result) => result.error).map((result) => `${result.workflowId}: ${String(result.error)}`);
+    expect(failures).toEqual([]);
+    expect(results.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('catches a workflow change that running workflows could not survive', async () => {
+    const [poll] = (await fixtures()).filter(({ workflowId }) => workflowId === 'task-poll-only');
+    const results = [];
+    const changed = path.join(__dirname, 'changed-workflows.ts');
+    for await (const result of Worker.runReplayHistories({ workflowsPath: changed, replayName: 'changed' }, [poll!])) results.push(result);
+    expect(results[0]?.error).toBeInstanceOf(DeterminismViolationError);
+  });
+});
