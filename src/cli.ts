@@ -1,58 +1,81 @@
 #!/usr/bin/env node
-/** The `rp` command: emulator, worker and dev. */
+/** The `rp` command: emulator, worker, dev, pipelines and run, parsed by commander. */
+import { Command, CommanderError } from 'commander';
+import { addPipelineCommands } from './commands/pipelines';
+import { isHelpExit, usageMessage, UsageError } from './commands/usage';
 import { loadConfig, ConfigError } from './config';
-
-const USAGE = `Usage: rp <command> [options]
-
-Commands:
-  emulator   run the research service emulator on loopback (rp emulator --help)
-  worker     run the Temporal worker, configured from the environment (see README)
-  dev        emulator + worker + one sample research task, printed when done
-`;
+import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './emulator/command';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
-/** Runs one `rp` command; resolves with the process exit code. */
+/** Exit codes: 0 ok, 1 invalid definition or failed, 2 bad usage. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+function buildProgram(done: (code: number) => void): Command {
+  const program = new Command('rp')
+    .description('Durable bulk research on Temporal against the Search / Answer / DeepResearch service')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void process.stdout.write(text),
+      writeErr: (text) => void process.stderr.write(text),
+      // Errors are printed once by main, in the `rp: --flag: rule` form.
+      outputError: () => undefined,
+    });
+  const emulator = emulatorCommand();
+  emulator.copyInheritedSettings(program);
+  program.addCommand(emulator.action(async (options: Record<string, unknown>) => {
+    const { serveEmulator } = await import('./emulator/command');
+    await serveEmulator(emulatorOptionsFrom(options));
+    done(EXIT.ok);
+  }));
+  program.command('worker').description('run the Temporal worker, configured from the environment (see README)').action(async () => {
+    const { runWorker } = await import('./worker');
+    await runWorker(loadConfig());
+    done(EXIT.ok);
+  });
+  program.command('dev').description('emulator + worker + one sample research task, printed when done').action(async () => {
+    const { runDev } = await import('./dev');
+    const config = loadConfig();
+    const speed = Number(process.env.EMULATOR_SPEED ?? 60);
+    if (!(speed > 0)) throw new ConfigError([{ variable: 'EMULATOR_SPEED', message: 'must be a positive number' }]);
+    // Ctrl-C cancels the sample task, then stops the worker, the emulator and the dev server.
+    const interrupt = new AbortController();
+    const stop = () => interrupt.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const result = await runDev({ artifactDir: config.artifactDir, speed, signal: interrupt.signal, log }).finally(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    done(EXIT.ok);
+  });
+  addPipelineCommands(program, { stdout: (text) => void process.stdout.write(text), stderr: (text) => void process.stderr.write(text) }, done);
+  return program;
+}
+
+/**
+ * Runs one `rp` command; resolves with the process exit code. Bad usage (unknown command or flag, a bad
+ * flag value, a bad `--set`) prints `rp: <flag>: <rule>` and resolves 2; configuration errors reject.
+ */
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'emulator': {
-      const { runEmulatorCommand } = await import('./emulator/command');
-      await runEmulatorCommand(rest);
-      return 0;
+  let code: number = EXIT.ok;
+  const program = buildProgram((result) => { code = result; });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (error) {
+    if (isHelpExit(error)) return EXIT.ok;
+    if (error instanceof CommanderError) {
+      // `rp` alone: commander printed the help to stderr.
+      if (error.code !== 'commander.help') log(`rp: ${usageMessage(error)}`);
+      return EXIT.usage;
     }
-    case 'worker': {
-      const { runWorker } = await import('./worker');
-      await runWorker(loadConfig());
-      return 0;
+    if (error instanceof UsageError || error instanceof EmulatorCommandError) {
+      log(`rp: ${error.message}`);
+      return EXIT.usage;
     }
-    case 'dev': {
-      const { runDev } = await import('./dev');
-      const config = loadConfig();
-      const speed = Number(process.env.EMULATOR_SPEED ?? 60);
-      if (!(speed > 0)) throw new ConfigError([{ variable: 'EMULATOR_SPEED', message: 'must be a positive number' }]);
-      // Ctrl-C cancels the sample task, then stops the worker, the emulator and the dev server.
-      const interrupt = new AbortController();
-      const stop = () => interrupt.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      try {
-        const result = await runDev({ artifactDir: config.artifactDir, speed, signal: interrupt.signal, log });
-        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-        return 0;
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
-    }
-    case undefined:
-    case '-h':
-    case '--help':
-      process.stdout.write(USAGE);
-      return command === undefined ? 1 : 0;
-    default:
-      log(`rp: unknown command "${command}"\n\n${USAGE}`);
-      return 1;
+    throw error;
   }
 }
 
@@ -60,8 +83,8 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },
     (error: unknown) => {
-      log(error instanceof ConfigError || error instanceof Error ? `rp: ${error.message}` : `rp: ${String(error)}`);
-      process.exitCode = 1;
+      log(error instanceof Error ? `rp: ${error.message}` : `rp: ${String(error)}`);
+      process.exitCode = EXIT.failed;
     },
   );
 }

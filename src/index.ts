@@ -6,7 +6,8 @@ export {
 } from './activities';
 export * from './workflows/definitions';
 export { FailureType, NON_RETRYABLE_FAILURE_TYPES } from './workflows/failures';
-export { contextMetadata, researchBatchWorkflowId, researchTaskWorkflowId } from './workflows/ids';
+export { contextMetadata, pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId, researchTaskWorkflowId } from './workflows/ids';
+export * from './pipelines';
 export * from './workflows/search-attributes';
 export type * from './workflows/types';
 export { startEmulator, type RunningEmulator, type EmulatorOptions } from './emulator';

@@ -8,19 +8,28 @@ describe('rp', () => {
     stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   });
   afterEach(() => jest.restoreAllMocks());
+  const errors = (): string => stderr.mock.calls.map((call) => String(call[0])).join('');
 
   it('prints its commands for --help and exits 0', async () => {
     await expect(main(['--help'])).resolves.toBe(0);
     expect(String(stdout.mock.calls[0]?.[0])).toMatch(/emulator[\s\S]*worker[\s\S]*dev/);
   });
 
-  it('refuses an unknown command with exit code 1, naming it', async () => {
-    await expect(main(['frobnicate'])).resolves.toBe(1);
-    expect(String(stderr.mock.calls[0]?.[0])).toContain('unknown command "frobnicate"');
+  it('refuses an unknown command as bad usage (exit code 2), naming it', async () => {
+    await expect(main(['frobnicate'])).resolves.toBe(2);
+    expect(String(stderr.mock.calls[0]?.[0])).toContain("unknown command 'frobnicate'");
   });
 
-  it('refuses a bad emulator flag, naming the flag and the rule', async () => {
-    await expect(main(['emulator', '--port', 'abc'])).rejects.toThrow('--port: must be an integer from 0 to 65535');
+  it('refuses a bad emulator flag as bad usage, naming the flag and the rule', async () => {
+    await expect(main(['emulator', '--port', 'abc'])).resolves.toBe(2);
+    expect(errors()).toContain('rp: --port: must be an integer from 0 to 65535 (got "abc")');
+  });
+
+  it('refuses an unknown flag and a flag without its value, naming the flag', async () => {
+    await expect(main(['emulator', '--verbose'])).resolves.toBe(2);
+    await expect(main(['emulator', '--port'])).resolves.toBe(2);
+    expect(errors()).toContain('rp: --verbose: unknown option (see --help)');
+    expect(errors()).toContain('rp: --port: needs a value');
   });
 
   it('refuses a bad worker environment before connecting to anything, naming the variable', async () => {

@@ -1,5 +1,7 @@
 import type { EventEmitter } from 'node:events';
+import { Command, CommanderError } from 'commander';
 import { z } from 'zod';
+import { isHelpExit, usageMessage, valueFor } from '../commands/usage';
 import { isLoopbackHost } from '../api/schemas/webhook-url';
 import type { EmulatorOptions } from './options';
 import { startEmulator } from './server';
@@ -19,21 +21,20 @@ export interface EmulatorCommandIo {
   signals: Pick<EventEmitter, 'once' | 'off'>;
 }
 
-/** Usage text of `rp emulator`. */
-export const EMULATOR_USAGE = `Usage: rp emulator [options]
-
-Runs the research service emulator on loopback until Ctrl+C.
-
-Options:
-  --port <n>            port to listen on (0 = a free port; default 0)
-  --host <host>         loopback address to bind (default 127.0.0.1)
-  --seed <value>        seed for repeatable ids, results and faults
-  --speed <factor>      emulator clock speed (60 = a 15-minute task takes 15 s)
-  --credits <usd>       balance of the generated API key (default 100)
-  --failure-rate <p>    share of DeepResearch tasks that fail, 0 to 1
-  --capacity <n>        DeepResearch tasks running at once (the rest queue)
-  -h, --help            show this help
-`;
+/** `rp emulator` as commander parses it: flags and help text in one place. */
+export function emulatorCommand(): Command {
+  const value = (flag: string) => valueFor(flag, (message) => new EmulatorCommandError(message));
+  return new Command('emulator')
+    .description('run the research service emulator on loopback until Ctrl+C')
+    .helpOption('-h, --help', 'show this help')
+    .option('--port <n>', 'port to listen on (0 = a free port; default 0)', value('--port'))
+    .option('--host <host>', 'loopback address to bind (default 127.0.0.1)', value('--host'))
+    .option('--seed <value>', 'seed for repeatable ids, results and faults', value('--seed'))
+    .option('--speed <factor>', 'emulator clock speed (60 = a 15-minute task takes 15 s)', value('--speed'))
+    .option('--credits <usd>', 'balance of the generated API key (default 100)', value('--credits'))
+    .option('--failure-rate <p>', 'share of DeepResearch tasks that fail, 0 to 1', value('--failure-rate'))
+    .option('--capacity <n>', 'DeepResearch tasks running at once (the rest queue)', value('--capacity'));
+}
 
 const numeric = /^-?\d+(\.\d+)?$/;
 const num = (rule: string, valid: (value: number) => boolean) => z.string()
@@ -41,45 +42,61 @@ const num = (rule: string, valid: (value: number) => boolean) => z.string()
   .transform(Number);
 
 const FLAG_SCHEMA = z.strictObject({
-  '--port': num('an integer from 0 to 65535', (value) => Number.isInteger(value) && value >= 0 && value <= 65535).optional(),
-  '--host': z.string().refine(isLoopbackHost, 'must be a loopback address (127.0.0.1, localhost or ::1)').optional(),
-  '--seed': z.string().min(1, 'must not be empty').transform((value) => (/^\d+$/.test(value) ? Number(value) : value)).optional(),
-  '--speed': num('a positive number', (value) => value > 0).optional(),
-  '--credits': num('a number of USD >= 0', (value) => value >= 0).optional(),
-  '--failure-rate': num('a number from 0 to 1', (value) => value >= 0 && value <= 1).optional(),
-  '--capacity': num('a positive integer', (value) => Number.isInteger(value) && value >= 1).optional(),
+  port: num('an integer from 0 to 65535', (value) => Number.isInteger(value) && value >= 0 && value <= 65535).optional(),
+  host: z.string().refine(isLoopbackHost, 'must be a loopback address (127.0.0.1, localhost or ::1)').optional(),
+  seed: z.string().min(1, 'must not be empty').transform((value) => (/^\d+$/.test(value) ? Number(value) : value)).optional(),
+  speed: num('a positive number', (value) => value > 0).optional(),
+  credits: num('a number of USD >= 0', (value) => value >= 0).optional(),
+  failureRate: num('a number from 0 to 1', (value) => value >= 0 && value <= 1).optional(),
+  capacity: num('a positive integer', (value) => Number.isInteger(value) && value >= 1).optional(),
 });
 
-/** Parses `rp emulator` arguments into emulator options, or returns `help`. */
-export function parseEmulatorArgs(argv: readonly string[]): EmulatorOptions | 'help' {
-  const raw: Record<string, string> = {};
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index] ?? '';
-    if (argument === '-h' || argument === '--help') return 'help';
-    const [name = '', inline] = argument.startsWith('--') ? argument.split(/=(.*)/s, 2) : [argument];
-    if (!(name in FLAG_SCHEMA.shape)) throw new EmulatorCommandError(`${argument}: unknown option (see --help)`);
-    const value = inline ?? argv[++index];
-    if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new EmulatorCommandError(`${name}: needs a value`);
-    raw[name] = value;
-  }
+const flagName = (key: string): string => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+
+/** Checks the flag values commander collected and turns them into emulator options. */
+export function emulatorOptionsFrom(raw: Record<string, unknown>): EmulatorOptions {
   const result = FLAG_SCHEMA.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const flag = String(issue?.path[0] ?? 'option');
-    throw new EmulatorCommandError(`${flag}: ${issue?.message ?? 'invalid value'} (got "${raw[flag] ?? ''}")`);
+    const key = String(issue?.path[0] ?? 'option');
+    throw new EmulatorCommandError(`${flagName(key)}: ${issue?.message ?? 'invalid value'} (got "${String(raw[key] ?? '')}")`);
   }
   const flags = result.data;
-  const research = flags['--failure-rate'] !== undefined || flags['--capacity'] !== undefined
-    ? { research: { failureRate: flags['--failure-rate'], capacity: flags['--capacity'] } }
+  const research = flags.failureRate !== undefined || flags.capacity !== undefined
+    ? { research: { failureRate: flags.failureRate, capacity: flags.capacity } }
     : {};
-  return {
-    port: flags['--port'],
-    host: flags['--host'],
-    seed: flags['--seed'],
-    speed: flags['--speed'],
-    defaultCreditsUsd: flags['--credits'],
-    ...research,
-  };
+  return { port: flags.port, host: flags.host, seed: flags.seed, speed: flags.speed, defaultCreditsUsd: flags.credits, ...research };
+}
+
+/** `rp emulator` wrapped in an `rp` parent, so help reads "Usage: rp emulator" when parsed alone. */
+function standaloneEmulatorCommand(): { parent: Command; command: Command } {
+  const silent = { writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined };
+  const parent = new Command('rp').exitOverride().configureOutput(silent);
+  const command = emulatorCommand();
+  command.copyInheritedSettings(parent);
+  parent.addCommand(command);
+  return { parent, command };
+}
+
+/** Usage text of `rp emulator`, generated from its commander definition. */
+export function emulatorUsage(): string {
+  return standaloneEmulatorCommand().command.helpInformation();
+}
+
+/** Usage text of `rp emulator` (kept as a constant for the package's public API). */
+export const EMULATOR_USAGE = emulatorUsage();
+
+/** Parses `rp emulator` arguments into emulator options, or returns `help`. */
+export function parseEmulatorArgs(argv: readonly string[]): EmulatorOptions | 'help' {
+  const { parent, command } = standaloneEmulatorCommand();
+  try {
+    parent.parse(['emulator', ...argv], { from: 'user' });
+  } catch (error) {
+    if (isHelpExit(error)) return 'help';
+    if (error instanceof CommanderError) throw new EmulatorCommandError(usageMessage(error));
+    throw error;
+  }
+  return emulatorOptionsFrom(command.opts());
 }
 
 /**
@@ -88,12 +105,18 @@ export function parseEmulatorArgs(argv: readonly string[]): EmulatorOptions | 'h
  */
 export async function runEmulatorCommand(argv: string[], io: Partial<EmulatorCommandIo> = {}): Promise<void> {
   const stdout = io.stdout ?? ((text: string) => void process.stdout.write(text));
-  const signals = io.signals ?? process;
   const options = parseEmulatorArgs(argv);
   if (options === 'help') {
-    stdout(EMULATOR_USAGE);
+    stdout(emulatorUsage());
     return;
   }
+  await serveEmulator(options, io);
+}
+
+/** Serves the emulator with `options` until SIGINT or SIGTERM (what `rp emulator` does once its flags are checked). */
+export async function serveEmulator(options: EmulatorOptions, io: Partial<EmulatorCommandIo> = {}): Promise<void> {
+  const stdout = io.stdout ?? ((text: string) => void process.stdout.write(text));
+  const signals = io.signals ?? process;
   const emulator = await startEmulator(options);
   stdout(`Research service emulator listening on ${emulator.url}\n`);
   stdout(`API key: ${emulator.defaultApiKey}\n`);

@@ -28,3 +28,16 @@ export function contextMetadata(context: ResearchContext | undefined): Record<st
 export function storageKey(workflowId: string): string {
   return workflowId.replace(/[^A-Za-z0-9._-]+/g, '_');
 }
+
+/**
+ * Workflow id of one item of a pipeline run: the research task workflow that serves it, so a run that
+ * is retried or continued as new finds the item's workflow instead of starting (and paying for) another.
+ */
+export function pipelineItemWorkflowId(pipeline: string, run: string, itemKey: string): string {
+  return researchTaskWorkflowId({ pipeline, run, item: itemKey });
+}
+
+/** Workflow id of one pipeline run, deterministic from the pipeline and the run key (a schedule slot or an app event's idempotency key). */
+export function pipelineRunWorkflowId(pipeline: string, run: string): string {
+  return `pipeline-run/${part(pipeline)}/${part(run)}`;
+}

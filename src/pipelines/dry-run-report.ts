@@ -1,0 +1,33 @@
+import type { DryRunReport } from './dry-run';
+
+const usd = (value: number): string => `${value.toFixed(value < 1 ? 4 : 2)} USD`;
+
+/** The dry run as the command line prints it: plain lines, figures first, problems last. */
+export function formatDryRunReport(report: DryRunReport): string {
+  const lines = [
+    `pipeline ${report.pipeline}: dry run, nothing was sent or spent`,
+    `  run workflow id: ${report.runWorkflowId}`,
+    `  parameters: ${Object.entries(report.params).map(([name, value]) => `${name}=${String(value)}`).join(', ') || '(none)'}`,
+    `  items: ${report.items}`,
+    ...(report.batchWorkflowId ? [`  batch workflow id: ${report.batchWorkflowId}`] : []),
+    ...report.firstItems.map((item) => `    ${item.key}${item.workflowId ? ` -> ${item.workflowId}` : ''}`),
+    `  calls:`,
+    ...Object.entries(report.estimate.calls).map(([route, count]) => `    ${route}: ${count}`),
+    `  estimated cost: ${usd(report.estimate.usd)}${report.estimate.maxUsd > report.estimate.usd ? ` (up to ${usd(report.estimate.maxUsd)} with the requests' caps)` : ''}; budget ${usd(report.budgetUsd)}`,
+    ...report.estimate.notes.map((note) => `    not included: ${note}`),
+  ];
+  if (report.previews > 0) lines.push(`  workflow previews: ${report.previews} (free)`);
+  if (report.nextRuns) lines.push(`  next scheduled runs: ${report.nextRuns.join(', ')}`);
+  if (report.overBudget) lines.push(`error: estimated cost ${usd(report.estimate.usd)} exceeds budget_usd ${usd(report.budgetUsd)}`);
+  else if (report.estimate.maxUsd > report.budgetUsd) lines.push(`warning: with every cap reached the run could cost ${usd(report.estimate.maxUsd)}; the budget stops it at ${usd(report.budgetUsd)}`);
+  if (report.errorCount > 0) {
+    lines.push(`error: ${report.errorCount} item problem${report.errorCount === 1 ? '' : 's'}${report.errorCount > report.errors.length ? ` (first ${report.errors.length} shown)` : ''}:`);
+    lines.push(...report.errors.map((error) => `  ${error}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** True when the run as checked could start: no item problems and the estimate within budget. */
+export function dryRunPassed(report: DryRunReport): boolean {
+  return report.errorCount === 0 && !report.overBudget;
+}

@@ -1,0 +1,141 @@
+import type { PreviewWorkflowRequest, PreviewWorkflowResponse } from '../api/schemas';
+import { ResearchApiError } from '../api/errors';
+import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId } from '../workflows/ids';
+import { estimateItem, estimateRun, PREVIEW_ROUTE, sumEstimates } from './estimate';
+import { itemSource } from './input-source';
+import { ItemError } from './item-keys';
+import type { LoadedPipeline } from './load';
+import { resolveParameters } from './parameters';
+import type { ParameterValue } from './parameter-schema';
+import { readKeyedItems } from './read-items';
+import { renderBatchConfig, renderItemRequest, renderSynthesisRequest } from './render-item';
+import { nextScheduleTimes } from './schedule-schema';
+import { stepSpec } from './step-kind';
+import type { CostEstimate, ItemCursor, RunContext } from './types';
+
+/** Resolves a service workflow without running it (`POST /v1/workflows/{slug}/preview`). */
+export type WorkflowPreviewer = (slug: string, request: PreviewWorkflowRequest) => Promise<PreviewWorkflowResponse>;
+
+/** Options of a dry run. */
+export interface DryRunOptions {
+  /** Parameter values (`--set`), as text to convert or as typed values. */
+  overrides?: Record<string, ParameterValue>;
+  runKey?: string;
+  now?: Date;
+  /** Needed when the step is a service workflow; each distinct set of parameters is previewed once. */
+  previewWorkflow?: WorkflowPreviewer;
+  pageSize?: number;
+  /** Item errors kept in the report (all are counted). */
+  maxErrors?: number;
+}
+
+/** What a dry run found: every item checked, the estimate, and what a real run would be called. */
+export interface DryRunReport {
+  pipeline: string;
+  runWorkflowId: string;
+  params: Record<string, ParameterValue>;
+  items: number;
+  /** The first items' keys, with the workflow id each would run under (DeepResearch and workflow steps). */
+  firstItems: Array<{ key: string; workflowId?: string }>;
+  /** The batch step's workflow id. */
+  batchWorkflowId?: string;
+  errorCount: number;
+  errors: string[];
+  previews: number;
+  estimate: CostEstimate;
+  budgetUsd: number;
+  overBudget: boolean;
+  nextRuns?: string[];
+}
+
+/**
+ * Checks a run without spending anything: parameters resolved, every item read page by page, keyed
+ * (unique, safe in workflow ids) and rendered into the request its route would accept, service
+ * workflows previewed, and the cost estimated from the spec's prices. Throws `ParameterError` for bad
+ * parameters; item problems are collected in the report.
+ */
+export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOptions = {}): Promise<DryRunReport> {
+  const { definition } = loaded;
+  const now = options.now ?? new Date();
+  const params = resolveParameters(definition.parameters, options.overrides, { textValues: true });
+  const runKey = options.runKey ?? `dry-run-${now.toISOString().slice(0, 10)}`;
+  const context: RunContext = { params, pipeline: { name: definition.name }, run: { key: runKey, date: now.toISOString().slice(0, 10) } };
+  const maxErrors = options.maxErrors ?? 20;
+  const errors: string[] = [];
+  let errorCount = 0;
+  const fail = (message: string): void => {
+    errorCount += 1;
+    if (errors.length < maxErrors) errors.push(message);
+  };
+  const attempt = async <T>(work: () => T | Promise<T>): Promise<T | undefined> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ItemError) return void fail(error.message);
+      throw error;
+    }
+  };
+
+  await attempt(() => renderBatchConfig(definition, context));
+  const synthesis = await attempt(() => renderSynthesisRequest(definition, context));
+  const previews = new Map<string, Promise<PreviewWorkflowResponse>>();
+  const itemEstimates: CostEstimate[] = [];
+  const firstItems: DryRunReport['firstItems'] = [];
+  const seen = new Map<string, string>();
+  const source = itemSource(loaded);
+  const kind = stepSpec(definition.step).kind;
+  // DeepResearch and service-workflow items each run as their own research task workflow.
+  const ownWorkflow = kind === 'deepresearch' || kind === 'workflow';
+  let cursor: ItemCursor | undefined;
+  let count = 0;
+  for (let done = false; !done;) {
+    const page = await readKeyedItems(source, definition.input?.key, context, { cursor, limit: options.pageSize ?? 500, seen })
+      .catch((error: unknown) => {
+        // A bad key stops paging at that page: report it and check no further (the cursor cannot skip it).
+        if (error instanceof ItemError) return fail(error.message);
+        throw error;
+      });
+    if (!page) break;
+    ({ cursor, done } = page);
+    for (const item of page.items) {
+      count += 1;
+      if (firstItems.length < 3) firstItems.push({ key: item.key, ...(ownWorkflow ? { workflowId: pipelineItemWorkflowId(definition.name, runKey, item.key) } : {}) });
+      const request = await attempt(() => renderItemRequest(definition, item, context));
+      if (!request) continue;
+      if (request.kind !== 'workflow') {
+        itemEstimates.push(estimateItem(request));
+        continue;
+      }
+      if (!options.previewWorkflow) throw new Error('a workflow step needs a previewer for its dry run');
+      const { slug, params: workflowParams, version } = request.preview;
+      const body: PreviewWorkflowRequest = { workflow_params: workflowParams, ...(version ? { workflow_version: version } : {}) };
+      const signature = JSON.stringify([slug, body]);
+      if (!previews.has(signature)) previews.set(signature, options.previewWorkflow(slug, body));
+      try {
+        const preview = await previews.get(signature);
+        itemEstimates.push(estimateItem(request, { estimatedCredits: preview?.estimated_credits ?? null, mode: preview?.resolved.mode }));
+      } catch (error) {
+        if (!(error instanceof ResearchApiError)) throw error;
+        fail(`item "${item.key}" (${item.where}): workflow ${slug} preview refused: ${error.message}`);
+      }
+    }
+  }
+  const estimate = estimateRun(definition, sumEstimates(itemEstimates), count, synthesis);
+  if (previews.size > 0) estimate.calls[PREVIEW_ROUTE] = previews.size;
+  const schedule = definition.schedule;
+  return {
+    pipeline: definition.name,
+    runWorkflowId: pipelineRunWorkflowId(definition.name, runKey),
+    ...(kind === 'batch' ? { batchWorkflowId: researchBatchWorkflowId({ pipeline: definition.name, run: runKey }) } : {}),
+    params,
+    items: count,
+    firstItems,
+    errorCount,
+    errors,
+    previews: previews.size,
+    estimate,
+    budgetUsd: definition.budget_usd,
+    overBudget: estimate.usd > definition.budget_usd,
+    ...(schedule ? { nextRuns: nextScheduleTimes(schedule.cron, schedule.timezone, 3, now).map((date) => date.toISOString()) } : {}),
+  };
+}

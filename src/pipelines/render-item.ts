@@ -1,0 +1,88 @@
+import type { z } from 'zod';
+import {
+  answerRequest, contentsRequest, createBatchRequest, createTaskRequest, formatIssuePath, searchRequest,
+  type AnswerRequest, type ContentsRequest, type ResearchMode, type CreateBatchRequest, type NormalisedTaskRequest, type SearchRequest,
+} from '../api';
+import { batchTaskInput } from '../api/schemas';
+import { renderDeep, TemplateError } from '../shared/template';
+import type { PipelineDefinition } from './definition-schema';
+import { definitionErrorMap } from './issue-messages';
+import { ItemError } from './item-keys';
+import { stepSpec, synthesisSpec } from './step-kind';
+import type { KeyedItem, RunContext } from './types';
+
+/** One item's request, rendered and checked by its route's schema: what the run sends for it. */
+export type ItemRequest =
+  | { kind: 'deepresearch'; request: NormalisedTaskRequest }
+  | { kind: 'batch'; task: { id: string; query: string }; mode?: ResearchMode }
+  | { kind: 'workflow'; request: NormalisedTaskRequest; preview: { slug: string; params: Record<string, unknown>; version?: number } }
+  | { kind: 'answer'; request: AnswerRequest }
+  | { kind: 'search'; request: SearchRequest }
+  | { kind: 'contents'; request: ContentsRequest };
+
+/** Renders `value` and parses it with `schema`; problems become one `ItemError` naming the item, path and rule. */
+function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: Record<string, unknown>, at: string, item?: KeyedItem): z.output<S> {
+  const fail = (problem: string, variable?: string): never => {
+    throw new ItemError(item?.where ?? 'synthesis', problem, item?.key, variable);
+  };
+  let rendered: unknown;
+  try {
+    rendered = renderDeep(value, context);
+  } catch (error) {
+    if (error instanceof TemplateError) return fail(`${at}: ${error.message}`, error.variable);
+    throw error;
+  }
+  const result = schema.safeParse(rendered, { error: definitionErrorMap });
+  if (!result.success) {
+    return fail(result.error.issues.map((issue) => `${[at, formatIssuePath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`).join('; '));
+  }
+  return result.data;
+}
+
+const templateContext = (context: RunContext, item?: KeyedItem): Record<string, unknown> => ({
+  ...(item ? { item: item.value } : {}), params: context.params, pipeline: context.pipeline, run: context.run,
+});
+
+/**
+ * Renders the step for one item and checks it with the API's own request schema, so every rule of
+ * the route (lengths, URLs, combined limits) holds before anything is sent. Throws `ItemError`.
+ */
+export function renderItemRequest(definition: PipelineDefinition, item: KeyedItem, context: RunContext): ItemRequest {
+  const step = stepSpec(definition.step);
+  const values = templateContext(context, item);
+  const at = `step.${step.kind}`;
+  switch (step.kind) {
+    case 'deepresearch':
+      return { kind: 'deepresearch', request: renderChecked(createTaskRequest, step.config, values, at, item) };
+    case 'batch': {
+      const task = renderChecked(batchTaskInput, { query: step.config.query, id: item.key }, values, at, item);
+      return { kind: 'batch', task: { id: task.id, query: task.query }, ...(step.config.mode ? { mode: step.config.mode } : {}) };
+    }
+    case 'workflow': {
+      const { workflow_id: slug, version, params, ...rest } = step.config;
+      const request = renderChecked(createTaskRequest, { ...rest, workflow_id: slug, workflow_params: params, ...(version ? { workflow_version: version } : {}) }, values, at, item);
+      return { kind: 'workflow', request, preview: { slug, params: request.workflow_params ?? {}, ...(version ? { version } : {}) } };
+    }
+    case 'answer': return { kind: 'answer', request: renderChecked(answerRequest, step.config, values, at, item) };
+    case 'search': return { kind: 'search', request: renderChecked(searchRequest, step.config, values, at, item) };
+    case 'contents': return { kind: 'contents', request: renderChecked(contentsRequest, step.config, values, at, item) };
+  }
+}
+
+/** The shared configuration of a `batch` step, rendered once per run (it cannot use `item`). */
+export function renderBatchConfig(definition: PipelineDefinition, context: RunContext): CreateBatchRequest | undefined {
+  const step = stepSpec(definition.step);
+  if (step.kind !== 'batch') return undefined;
+  const { query: _query, ...shared } = step.config;
+  return renderChecked(createBatchRequest, shared, templateContext(context), 'step.batch');
+}
+
+/** The synthesis request, rendered with the run's context (the run attaches the collected results). */
+export function renderSynthesisRequest(definition: PipelineDefinition, context: RunContext): ItemRequest | undefined {
+  if (!definition.synthesis) return undefined;
+  const synthesis = synthesisSpec(definition.synthesis);
+  const values = templateContext(context);
+  return synthesis.kind === 'deepresearch'
+    ? { kind: 'deepresearch', request: renderChecked(createTaskRequest, synthesis.config, values, 'synthesis.deepresearch') }
+    : { kind: 'answer', request: renderChecked(answerRequest, synthesis.config, values, 'synthesis.answer') };
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { main } from '../../src/cli';
+
+const EXAMPLES = path.relative(process.cwd(), path.join(__dirname, '../../pipelines'));
+
+describe('rp pipelines and rp run', () => {
+  let stdout: jest.SpyInstance;
+  let stderr: jest.SpyInstance;
+  let folder: string;
+  beforeEach(() => {
+    stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    folder = mkdtempSync(path.join(tmpdir(), 'rp-cli-'));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  const out = (): string => stdout.mock.calls.map((call) => String(call[0])).join('');
+  const err = (): string => stderr.mock.calls.map((call) => String(call[0])).join('');
+
+  it('validates every shipped example and exits 0', async () => {
+    const files = ['competitor-scan', 'clinical-trials-watch', 'due-diligence'].map((name) => path.join(EXAMPLES, `${name}.yaml`));
+    await expect(main(['pipelines', 'validate', ...files])).resolves.toBe(0);
+    expect(out()).toBe(files.map((file, index) => `${file}: ok (${['competitor-scan', 'clinical-trials-watch', 'due-diligence'][index]})\n`).join(''));
+  });
+
+  it('exits 1 for an invalid definition, printing file:line:column path: rule', async () => {
+    const bad = path.join(folder, 'bad.yaml');
+    writeFileSync(bad, 'name: bad\nbudget_usd: 1\nstep:\n  answer:\n    query: q\n    search_type: everything\n');
+    await expect(main(['pipelines', 'validate', path.join(EXAMPLES, 'quick-answers.yaml'), bad])).resolves.toBe(1);
+    expect(err()).toBe(`${bad}:6:18 step.answer.search_type: must be one of all|web|proprietary|news\n`);
+  });
+
+  it('needs at least one file to validate (exit 2)', async () => {
+    await expect(main(['pipelines', 'validate'])).resolves.toBe(2);
+    expect(err()).toContain("missing required argument 'file'");
+  });
+
+  it('prints the JSON Schema generated from the zod schema', async () => {
+    await expect(main(['pipelines', 'schema'])).resolves.toBe(0);
+    const schema = JSON.parse(out()) as Record<string, unknown>;
+    const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(schema);
+    expect(validate({ name: 'x', budget_usd: 1, step: { search: { query: 'q' } } })).toBe(true);
+    expect(validate({ name: 'x', budget_usd: 1, step: { search: { query: 'q', colour: 'red' } } })).toBe(false);
+  });
+
+  it('dry-runs a pipeline: items, calls and estimated cost, nothing spent', async () => {
+    await expect(main(['run', path.join(EXAMPLES, 'earnings-batch.yaml'), '--dry-run', '--set', 'quarter=Q4 2026', '--run-key', 'q4'])).resolves.toBe(0);
+    expect(out()).toContain('pipeline earnings-batch: dry run, nothing was sent or spent');
+    expect(out()).toContain('parameters: quarter=Q4 2026');
+    expect(out()).toContain('batch workflow id: research-batch/earnings-batch/q4/all');
+    expect(out()).toContain('  items: 6\n');
+    expect(out()).toContain('POST /v1/deepresearch/batches/{id}/tasks: 1');
+    expect(out()).toContain('estimated cost: 0.6000 USD; budget 1.00 USD');
+  });
+
+  it('previews service workflows on the embedded emulator when no service is configured', async () => {
+    await expect(main(['run', path.join(EXAMPLES, 'company-profiles.yaml'), '--dry-run'])).resolves.toBe(0);
+    expect(err()).toContain('previewing workflows on the embedded emulator');
+    expect(out()).toContain('workflow previews: 2 (free)');
+  });
+
+  it('refuses a --set for an unknown or mistyped parameter as bad usage (exit 2), naming it', async () => {
+    await expect(main(['run', path.join(EXAMPLES, 'due-diligence.yaml'), '--dry-run', '--set', 'company=Acme', '--set', 'domain=acme.example', '--set', 'deal_size_usd=lots', '--set', 'colour=red'])).resolves.toBe(2);
+    expect(err()).toContain('unknown parameter "colour" (parameters: company, domain, deal_size_usd)');
+    expect(err()).toContain('parameter deal_size_usd: must be a number (got "lots")');
+  });
+
+  it('exits 1 when items cannot run, naming the item and the variable', async () => {
+    const file = path.join(folder, 'p.yaml');
+    writeFileSync(file, 'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n');
+    await expect(main(['run', file, '--dry-run'])).resolves.toBe(1);
+    expect(out()).toContain('item "acme" (item 1): step.deepresearch: {{ item.website }}: missing variable item.website (item has: company)');
+  });
+
+  it('refuses a run without --dry-run until the run workflow exists', async () => {
+    await expect(main(['run', path.join(EXAMPLES, 'quick-answers.yaml')])).resolves.toBe(2);
+    expect(err()).toContain('rp: run: --dry-run is required');
+  });
+});
