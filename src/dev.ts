@@ -1,5 +1,5 @@
 import { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
 import { startEmulator } from './emulator/server';
@@ -35,6 +35,7 @@ export class DevInterruptedError extends Error {
  */
 export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
   const { log } = options;
+  quietWorkerLogs();
   const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
   log(`emulator on ${emulator.url} (clock x${options.speed})`);
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
@@ -83,6 +84,15 @@ export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
     await temporal?.close();
     await api.close();
     await emulator.close();
+  }
+}
+
+// The worker logs every state change and the bundler's output at INFO; `rp dev` shows warnings only.
+function quietWorkerLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // A runtime already exists (a test's, or a second run in one process): keep it.
   }
 }
 

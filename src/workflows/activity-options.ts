@@ -27,6 +27,17 @@ export const download: ActivityOptions = {
   retry,
 };
 
+/**
+ * A call made for a message handler (a checkpoint answer, an instruction): a few quick tries, then the
+ * update fails with the reason. Unbounded retries would block the caller and keep the workflow from
+ * ever seeing all its handlers finished while the service is down.
+ */
+export const handlerCall: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '2 minutes',
+  retry: { ...retry, maximumAttempts: 3 },
+};
+
 /** A lookup the workflow can do without (reconciling a lost create): a few quick tries, then it moves on. */
 export const lookup: ActivityOptions = {
   startToCloseTimeout: '30 seconds',

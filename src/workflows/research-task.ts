@@ -5,7 +5,8 @@ import {
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask, StoredOutputs } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
-import { createCall, download, lookup, shortCall } from './activity-options';
+import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
+import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
 import { nextPollDelayMs } from './polling';
@@ -21,6 +22,7 @@ const calls = proxyActivities<Activities>(shortCall);
 const creates = proxyActivities<Activities>(createCall);
 const downloads = proxyActivities<Activities>(download);
 const lookups = proxyActivities<Activities>(lookup);
+const handlerCalls = proxyActivities<Activities>(handlerCall);
 
 /**
  * One DeepResearch task as a durable workflow: create it (never twice), follow it by polling and
@@ -51,7 +53,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     setCurrentDetails(model.details());
   };
 
-  handleTaskMessages({ model, inbox, calls, publish });
+  handleTaskMessages({ model, inbox, calls: handlerCalls, publish });
 
   upsertSearchAttributes([
     { key: ResearchModeKey, value: mode },
@@ -95,12 +97,13 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
 
     while (!model.terminal) {
       const deepresearchId = created.deepresearchId;
+      // Cleared before the poll, not after: a webhook or answer arriving while it runs must wake the next one.
+      inbox.wake = false;
       const snapshot = await untilOperatorFixes(() => calls.getResearchTask({ deepresearchId }), operatorGate('research'));
       model.polls++;
       model.apply(snapshot, Date.now());
       publish();
       if (model.terminal) break;
-      inbox.wake = false;
       const delay = nextPollDelayMs({
         mode, status: snapshot.status, elapsedMs: Date.now() - startedAt, webhookConfigured,
         checkpointsAhead: model.checkpointsAhead, overrides: input.polling,
@@ -108,35 +111,65 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       await condition(() => inbox.wake, delay);
     }
   } catch (error) {
-    if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) throw error;
-    return await CancellationScope.nonCancellable(async () => {
-      const id = model.deepresearchId!;
-      const cancelled = await calls.cancelResearchTask({ deepresearchId: id }).catch(() => undefined);
-      model.status = cancelled?.status ?? 'cancelled';
-      model.waitingFor = 'storing_outputs';
-      publish();
-      const outputs = await downloads.storeResearchOutputs({ deepresearchId: id, keyPrefix });
-      return finish('cancelled', outputs);
-    });
+    if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) {
+      await condition(allHandlersFinished);
+      throw error;
+    }
+    return await CancellationScope.nonCancellable(() => cancelAtService(model.deepresearchId!));
   }
 
-  model.waitingFor = 'storing_outputs';
-  publish();
-  const outputs = await downloads.storeResearchOutputs({ deepresearchId: created.deepresearchId, keyPrefix });
-  if (model.status === 'failed') {
-    await condition(allHandlersFinished);
-    throw ApplicationFailure.create({
-      type: FailureType.TaskFailed,
-      message: `research task ${created.deepresearchId} failed: ${model.error ?? outputs.error ?? 'no error text given'}`,
-      nonRetryable: true,
-      details: [{ deepresearchId: created.deepresearchId, outputs }],
-    });
-  }
-  if (input.deleteAfterStore) await calls.deleteResearchTask({ deepresearchId: created.deepresearchId });
-  return await finish(model.status === 'cancelled' ? 'cancelled' : 'completed', outputs);
+  // The task is over at the service: storing its outputs and reporting them is not interrupted by a
+  // cancel that comes now (the references would be lost).
+  const deepresearchId = created.deepresearchId;
+  return await CancellationScope.nonCancellable(async () => {
+    model.waitingFor = 'storing_outputs';
+    publish();
+    const outputs = await downloads.storeResearchOutputs({ deepresearchId, keyPrefix });
+    if (model.status === 'failed') {
+      await condition(allHandlersFinished);
+      throw ApplicationFailure.create({
+        type: FailureType.TaskFailed,
+        message: `research task ${deepresearchId} failed: ${model.error ?? outputs.error ?? 'no error text given'}`,
+        nonRetryable: true,
+        details: [{ deepresearchId, outputs }],
+      });
+    }
+    if (input.deleteAfterStore) await calls.deleteResearchTask({ deepresearchId });
+    return await finish(model.status === 'cancelled' ? 'cancelled' : 'completed', outputs);
+  });
 
-  async function finish(status: 'completed' | 'cancelled', outputs: StoredOutputs): Promise<ResearchTaskResult> {
-    model.status = status;
+  /**
+   * The workflow was cancelled: cancel the task at the service and store what it has. The service
+   * cancels only queued or running tasks; one waiting at a checkpoint stays there, and the result says so.
+   */
+  async function cancelAtService(id: string): Promise<ResearchTaskResult> {
+    let refusal: string | undefined;
+    try {
+      const cancelled = await calls.cancelResearchTask({ deepresearchId: id });
+      model.status = cancelled.status ?? 'cancelled';
+    } catch (error) {
+      refusal = failureMessage(error);
+    }
+    let openAtService: ResearchTaskResult['openAtService'];
+    if (refusal !== undefined) {
+      const snapshot = await calls.getResearchTask({ deepresearchId: id });
+      model.apply(snapshot, Date.now());
+      if (!model.terminal) {
+        openAtService = {
+          status: snapshot.status,
+          detail: `the service refused to cancel the task (${refusal}); it stays ${snapshot.status} at the service and does not go on without an answer`,
+        };
+      }
+    }
+    model.waitingFor = 'storing_outputs';
+    publish();
+    const outputs = await downloads.storeResearchOutputs({ deepresearchId: id, keyPrefix });
+    return finish(model.status === 'completed' ? 'completed' : 'cancelled', outputs, openAtService);
+  }
+
+  async function finish(status: 'completed' | 'cancelled', outputs: StoredOutputs, openAtService?: ResearchTaskResult['openAtService']): Promise<ResearchTaskResult> {
+    model.status = openAtService ? 'cancel_refused' : status;
+    model.detail = openAtService?.detail;
     model.cost = outputs.cost ?? model.cost;
     publish();
     await condition(allHandlersFinished);
@@ -145,6 +178,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       deepresearchId: model.deepresearchId!,
       status,
       mode,
+      ...(openAtService ? { openAtService } : {}),
       outputs,
       cost: model.cost,
       sourceCount: outputs.sourceCount,

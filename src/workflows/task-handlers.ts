@@ -6,6 +6,7 @@ import {
 } from './definitions';
 import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
+import { parseCreateDecision, parseWebhookNotice } from './message-checks';
 import type { ResearchTaskModel } from './task-state';
 import type { CheckpointAnswer, CreateDecision } from './types';
 
@@ -35,6 +36,7 @@ export class TaskInbox {
 export interface TaskHandlerContext {
   model: ResearchTaskModel;
   inbox: TaskInbox;
+  /** Activities with bounded retries (see `handlerCall`): an update must answer, not wait forever. */
   calls: ActivityInterfaceFor<ReturnType<typeof createActivities>>;
   publish(): void;
 }
@@ -56,14 +58,29 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
   };
 
   setHandler(researchTaskStateQuery, () => model.toState());
-  setHandler(webhookReceivedSignal, (notice) => {
+  setHandler(webhookReceivedSignal, (payload) => {
+    const parsed = parseWebhookNotice(payload);
+    if ('problem' in parsed) {
+      model.rejectSignal('webhookReceived', parsed.problem, Date.now());
+      publish();
+      return;
+    }
+    const { notice } = parsed;
     model.webhooks++;
     // A webhook naming a task while the create's outcome is unknown settles it.
     if (notice.deepresearchId && model.deepresearchId === undefined && inbox.decision === undefined) inbox.decision = { adoptTaskId: notice.deepresearchId };
     inbox.wake = true;
   });
   setHandler(resumeSignal, () => void (inbox.resumeRequested = true));
-  setHandler(resolveCreateSignal, (value) => void (inbox.decision = value));
+  setHandler(resolveCreateSignal, (value) => {
+    const parsed = parseCreateDecision(value);
+    if ('problem' in parsed) {
+      model.rejectSignal('resolveCreate', parsed.problem, Date.now());
+      publish();
+      return;
+    }
+    inbox.decision = parsed.decision;
+  });
   setHandler(checkpointResponseSignal, async (answer) => {
     const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
     const problem = model.answerProblem(answer);

@@ -12,7 +12,8 @@ const CHECKPOINT_ORDER: readonly CheckpointType[] = ['planning_questions', 'plan
  */
 export class ResearchTaskModel {
   deepresearchId?: string;
-  status: TaskStatus | 'creating' = 'creating';
+  /** 'cancel_refused': the workflow was cancelled but the service kept the task (see the result's openAtService). */
+  status: TaskStatus | 'creating' | 'cancel_refused' = 'creating';
   waitingFor: WaitReason = 'creating';
   detail?: string;
   progress?: { currentStep: number; totalSteps: number };
@@ -23,6 +24,7 @@ export class ResearchTaskModel {
   webhooks = 0;
   waitingForInputMs = 0;
   readonly rejectedAnswers: ResearchTaskState['rejectedAnswers'] = [];
+  readonly rejectedSignals: ResearchTaskState['rejectedSignals'] = [];
   readonly instructions: ResearchTaskState['instructions'] = [];
   /** Interactions already answered, so a signal and an update cannot both answer one. */
   readonly answered = new Set<string>();
@@ -83,6 +85,12 @@ export class ResearchTaskModel {
     if (this.rejectedAnswers.length > 20) this.rejectedAnswers.shift();
   }
 
+  /** Records a signal whose payload the workflow could not use, visible in the state query. */
+  rejectSignal(signal: string, reason: string, now: number): void {
+    this.rejectedSignals.push({ signal, reason, at: now });
+    if (this.rejectedSignals.length > 20) this.rejectedSignals.shift();
+  }
+
   /** Marks the current interaction answered: the task goes back to the queue. */
   markAnswered(interactionId: string): void {
     this.answered.add(interactionId);
@@ -135,6 +143,7 @@ export class ResearchTaskModel {
       progress: this.progress,
       interaction: this.interaction,
       rejectedAnswers: [...this.rejectedAnswers],
+      rejectedSignals: [...this.rejectedSignals],
       instructions: [...this.instructions],
       cost: this.cost,
       polls: this.polls,

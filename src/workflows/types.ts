@@ -45,10 +45,17 @@ export interface RejectedAnswer {
   at: number;
 }
 
+/** A signal the workflow could not act on, and why. */
+export interface RejectedSignal {
+  signal: string;
+  reason: string;
+  at: number;
+}
+
 /** What `researchTaskStateQuery` returns. */
 export interface ResearchTaskState {
   deepresearchId?: string;
-  status: TaskStatus | 'creating';
+  status: TaskStatus | 'creating' | 'cancel_refused';
   mode: ResearchMode;
   waitingFor: WaitReason;
   /** Human-readable explanation of the wait (e.g. "credits exhausted: top up, then send resume"). */
@@ -56,6 +63,8 @@ export interface ResearchTaskState {
   progress?: { currentStep: number; totalSteps: number };
   interaction?: Interaction;
   rejectedAnswers: RejectedAnswer[];
+  /** Signals whose payload was malformed, recorded instead of acted on (the last 20). */
+  rejectedSignals: RejectedSignal[];
   instructions: Array<{ instruction: string; accepted: boolean; reason?: string }>;
   cost?: number;
   polls: number;
@@ -84,6 +93,11 @@ export interface ResearchTaskResult {
   deepresearchId: string;
   status: 'completed' | 'cancelled';
   mode: ResearchMode;
+  /**
+   * After a cancel the service refused (it cancels only queued or running tasks; one waiting at a
+   * checkpoint stays there): the task's status at the service and what stays open.
+   */
+  openAtService?: { status: TaskStatus; detail: string };
   outputs: StoredOutputs;
   cost?: number;
   sourceCount: number;
