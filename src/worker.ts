@@ -21,6 +21,9 @@ export const startEmbeddedEmulator: EmbeddedEmulatorStarter = async () => {
   return { baseUrl: emulator.url, apiKey: emulator.defaultApiKey, close: () => emulator.close() };
 };
 
+/** How long running activities may finish after SIGTERM: above the service call timeout's default (60 s). */
+export const WORKER_SHUTDOWN_GRACE = '90 seconds';
+
 /** Options of `runWorker`. */
 export interface RunWorkerOptions {
   /** Stops the worker gracefully when aborted (as SIGINT and SIGTERM do). */
@@ -42,6 +45,9 @@ export function createWorkerOptions(
     taskQueue: config.temporal.taskQueue,
     workflowsPath,
     activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, ...deps }),
+    // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
+    // so an in-flight create or download ends with a known outcome instead of being cut off.
+    shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
   };
 }
 

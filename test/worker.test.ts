@@ -15,7 +15,7 @@ describe('createWorkerOptions', () => {
     const config = loadConfig({ TEMPORAL_NAMESPACE: 'research', TEMPORAL_TASK_QUEUE: 'rq' });
     const api = new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' });
     const options = createWorkerOptions(config, { api, store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() });
-    expect(options).toMatchObject({ namespace: 'research', taskQueue: 'rq' });
+    expect(options).toMatchObject({ namespace: 'research', taskQueue: 'rq', shutdownGraceTime: '90 seconds' });
     expect(options.workflowsPath).toBe(path.resolve(__dirname, '../src/workflows/index.ts'));
     expect(Object.keys(options.activities ?? {}).sort()).toEqual(ACTIVITY_NAMES);
   });

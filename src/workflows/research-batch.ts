@@ -1,6 +1,6 @@
 import {
   ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, proxyActivities,
-  setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
+  patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
@@ -10,6 +10,7 @@ import {
 } from './batch-plan';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
+import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata } from './ids';
 import { ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
@@ -39,21 +40,30 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   };
   const state: ResearchBatchState = {
     batchId: carried.batchId, phase: carried.batchId ? carried.phase : 'creating', tasksAdded: carried.tasksAdded,
-    tasksTotal: carried.tasksTotal, collected: carried.collectedCount, polls: carried.polls,
+    tasksTotal: carried.tasksTotal, collected: carried.collectedCount, polls: carried.polls, detail: carried.detail,
   };
   let addedThisRun = 0;
   let wake = false;
-  let resumeRequested = false;
+  let resumeRequested = carried.resumeRequested ?? false;
+  // Search attributes change rarely; upserting only changes keeps one event per change, not per poll.
+  const published = new Map<string, string | number>();
+  // Runs started before this change upserted on every publish; they keep doing so on replay.
+  const onlyChanges = patched('batch-upsert-only-changes');
   setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }));
   setHandler(webhookReceivedSignal, () => void (wake = true));
   setHandler(resumeSignal, () => void (resumeRequested = true));
 
   const publish = (snapshot?: BatchSnapshot): void => {
     if (snapshot) Object.assign(state, { status: snapshot.status, counts: snapshot.counts, cost: snapshot.cost });
-    upsertSearchAttributes([
-      { key: ResearchStatusKey, value: state.status ?? state.phase },
+    // ResearchStatus is the batch's status at the service (the workflow's phase is in its details).
+    const changed = [
+      { key: ResearchStatusKey, value: state.status ?? 'creating' },
       ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : []),
-    ]);
+    ].filter(({ key, value }) => !onlyChanges || published.get(key.name) !== value);
+    if (changed.length > 0) {
+      upsertSearchAttributes(changed);
+      for (const { key, value } of changed) published.set(key.name, value);
+    }
     const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
     const detail = state.detail ? `\n\n${state.detail}` : '';
     setCurrentDetails(`**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${carried.tasksAdded}/${carried.tasksTotal} added${counts}${detail}`);
@@ -64,7 +74,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     await continueAsNew<typeof researchBatchWorkflow>({
       ...input,
       tasks: carried.phase === 'adding' ? input.tasks.slice(addedThisRun) : [],
-      carried: { ...carried, batchId: carried.batchId! },
+      carried: { ...carried, batchId: carried.batchId!, resumeRequested, detail: state.detail },
     });
   };
   // Credits, a refused key or a missing permission wait for an operator's resume instead of failing.
@@ -104,28 +114,37 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     publish();
     if (carried.phase === 'adding') {
       for (const tasks of chunk(input.tasks)) {
-        await addChunk(batchId, tasks);
+        // A chunk in flight is finished, so its outcome is known; a cancel stops the adding after it.
+        await CancellationScope.nonCancellable(() => addChunk(batchId, tasks));
         addedThisRun += tasks.length;
         carried.tasksAdded += tasks.length;
         publish();
+        if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
         await maybeContinueAsNew();
       }
       carried.phase = state.phase = 'following';
     }
     while (carried.phase === 'following') {
+      // Cleared before the poll: a webhook arriving while it runs wakes the next one.
+      wake = false;
       const snapshot = await untilOperatorFixes(() => calls.getResearchBatch({ batchId }), operator);
       carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;
-      wake = false;
       await condition(() => wake, nextBatchPollDelayMs({ elapsedMs: Date.now() - carried.startedAt, webhookConfigured: carried.webhookConfigured, overrides: input.polling }));
       await maybeContinueAsNew();
     }
   } catch (error) {
-    if (!isCancellation(error) || !carried.batchId) throw error;
+    if (!isCancellation(error) || !carried.batchId) {
+      await condition(allHandlersFinished);
+      throw error;
+    }
     const batchId = carried.batchId;
     await CancellationScope.nonCancellable(async () => {
-      await calls.cancelResearchBatch({ batchId });
+      // A refused cancel (the batch finished meanwhile, say) must not lose what finished: collect anyway.
+      await calls.cancelResearchBatch({ batchId }).catch((refusal: unknown) => {
+        state.detail = `the service refused to cancel the batch: ${failureMessage(refusal)}`;
+      });
       publish(await calls.getResearchBatch({ batchId }));
     });
   }

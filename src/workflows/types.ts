@@ -133,6 +133,9 @@ export interface ResearchBatchCarried {
   lastKey?: string;
   polls: number;
   startedAt: number;
+  /** A `resume` that arrived before the run continued as new, and what the operator was shown. */
+  resumeRequested?: boolean;
+  detail?: string;
 }
 
 /** What `researchBatchStateQuery` returns. */

@@ -4,7 +4,8 @@ import { researchBatchStateQuery, resumeSignal } from '../../src/workflows/defin
 import { FailureType } from '../../src/workflows/failures';
 import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
-import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { ApplicationFailure } from '@temporalio/common';
+import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
 const tasks = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `company-${index + 1}`, query: `Profile of company ${index + 1}: products, pricing, news` }));
 
@@ -90,6 +91,47 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     expect(result.counts.completed).toBeGreaterThanOrEqual(5);
     expect(result.tasks.filter((task) => task.status === 'completed').every((task) => task.report !== undefined)).toBe(true);
     expect((await world.api.getBatch(result.batchId)).status).toBe('cancelled');
+  });
+
+  it('cancelled while adding, finishes the chunk in flight, counts it, and adds nothing after', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
+    let adding = false;
+    replaceActivity('addResearchBatchTasks', (original) => async (input) => {
+      adding = true;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return original(input);
+    });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-cancel-adding',
+      args: [{ batch: { mode: 'fast' }, tasks: tasks(300), polling: world.polling }],
+    });
+    await env.waitUntil(() => adding, { description: 'the first chunk being added' });
+    await handle.cancel();
+    const result = await handle.result();
+    const stats = world.emulator.stats.snapshot();
+    expect(stats.requests['batches.addTasks']).toEqual({ 200: 1 });
+    expect(stats.tasksCreated).toBe(100);
+    // The workflow knows what the service has: the chunk in flight was finished, not abandoned.
+    expect(await handle.query(researchBatchStateQuery)).toMatchObject({ tasksAdded: 100 });
+    expect(result.status).toBe('cancelled');
+  });
+
+  it('still collects what finished when the service refuses to cancel the batch', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
+    replaceActivity('cancelResearchBatch', () => async () => {
+      throw ApplicationFailure.create({ type: FailureType.InvalidRequest, message: 'batch cannot be cancelled in its current state', nonRetryable: true });
+    });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-cancel-refused',
+      args: [{ batch: { mode: 'fast' }, tasks: tasks(20), polling: world.polling }],
+    });
+    await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).phase === 'following', { description: 'following the batch' });
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.collectedCount).toBe(20);
+    expect((await handle.query(researchBatchStateQuery)).detail).toContain('the service refused to cancel the batch: batch cannot be cancelled in its current state');
   });
 
   it('refuses batch limits up front without calling the service', async () => {
