@@ -10,10 +10,28 @@ export function activityContext(): Context | undefined {
   }
 }
 
-/** Call options carrying the activity's cancellation signal, so a cancelled activity abandons its HTTP call. */
+/** Time kept back from an attempt's start-to-close budget, to report the outcome before the server gives up on it. */
+export const ATTEMPT_REPORT_MARGIN_MS = 5_000;
+
+/**
+ * Milliseconds left in the running attempt's start-to-close budget (counted from when the attempt was
+ * scheduled, which errs short), less the reporting margin; undefined outside an activity.
+ */
+export function attemptBudgetMs(now: number = Date.now()): number | undefined {
+  const info = activityContext()?.info;
+  if (!info?.startToCloseTimeoutMs) return undefined;
+  return Math.max(1, info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs - ATTEMPT_REPORT_MARGIN_MS - now);
+}
+
+/**
+ * Call options for a service call from an activity: the activity's cancellation signal, and a time
+ * limit no later than the attempt's own, so an attempt never outlives its timeout and runs beside its
+ * retry (for a paid create, that retry could not see what the first attempt created).
+ */
 export function callOptions(): CallOptions {
   const signal = activityContext()?.cancellationSignal;
-  return signal ? { signal } : {};
+  const budget = attemptBudgetMs();
+  return { ...(signal ? { signal } : {}), ...(budget !== undefined ? { timeoutMs: budget } : {}) };
 }
 
 /** The attempt number of the running activity (1 outside an activity). */

@@ -49,8 +49,8 @@ export function taskActivities(deps: ActivityDeps) {
    * Creates a paid task tagged with `rp_request_key`. A retry first adopts the task an earlier attempt
    * may have created; an ambiguous failure is non-retryable `CreateOutcomeUnknown` (see create-outcome.ts).
    */
-  async function createResearchTask({ request, requestKey }: CreateResearchTaskInput): Promise<CreatedResearchTask> {
-    if (currentAttempt() > 1) {
+  async function createResearchTask({ request, requestKey, mayHaveBeenSent }: CreateResearchTaskInput): Promise<CreatedResearchTask> {
+    if (currentAttempt() > 1 || mayHaveBeenSent) {
       const existing = await findResearchTask({ requestKey });
       if (existing) return existing;
     }

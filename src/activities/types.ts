@@ -23,6 +23,12 @@ export interface CreateResearchTaskInput {
   request: CreateTaskRequest;
   /** Unique per intended task; written into the task's metadata as `rp_request_key`. */
   requestKey: string;
+  /**
+   * An earlier create for this request key was started (and may have reached the service): look for
+   * its task before sending. Activity attempts count themselves; this covers new activities after a
+   * `resume` or a reconciliation.
+   */
+  mayHaveBeenSent?: boolean;
 }
 
 /** A task the service accepted (its webhook secret, if any, is kept out of this result). */

@@ -17,6 +17,7 @@ export type ResearchClientOptions = z.input<typeof clientOptions> & { dispatcher
 /** Per-call options: a signal to abandon the call (an activity's cancellation) and a timeout override. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /** A tighter time limit for this call (what is left of an activity attempt, say); the client's own limit still caps it. */
   timeoutMs?: number;
 }
 
@@ -131,7 +132,7 @@ export class Transport {
     const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: init.accept ?? 'application/json' };
     if (origin === this.#origin) headers['x-api-key'] = this.#apiKey;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const timeoutMs = init.options?.timeoutMs ?? this.timeoutMs;
+    const timeoutMs = Math.min(init.options?.timeoutMs ?? this.timeoutMs, this.timeoutMs);
     const deadline = new Deadline(timeoutMs, init.options?.signal);
     let response: Dispatcher.ResponseData;
     try {

@@ -35,11 +35,13 @@ export interface CreateTaskContext {
  * decision before the create is ever sent again.
  */
 export async function createTaskDurably(ctx: CreateTaskContext): Promise<CreatedResearchTask> {
+  // Every create after the first looks for an earlier one's task before sending (after a resume too).
+  let creates = 0;
   for (;;) {
     try {
       // Not cancellable while in flight: a create abandoned midway could leave a task nobody follows.
       return await untilOperatorFixes(
-        () => CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey })),
+        () => CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, mayHaveBeenSent: creates++ > 0 })),
         ctx.operator,
       );
     } catch (error) {

@@ -16,6 +16,13 @@ export const WORKFLOW_ID = 'research/run-1/item 7';
 
 /** A mock activity environment whose `call` keeps the activity's input and output types. */
 export class ActivityTestEnvironment extends MockActivityEnvironment {
+  // The SDK's mock info says the attempt was scheduled at 1 ms after the epoch with a 1 s timeout, which
+  // would leave service calls no time at all: give each attempt a minute from now, as a worker would.
+  constructor(info: Partial<Info> = {}, options?: ConstructorParameters<typeof MockActivityEnvironment>[1]) {
+    const now = Date.now();
+    super({ startToCloseTimeoutMs: 60_000, scheduledTimestampMs: now, currentAttemptScheduledTimestampMs: now, ...info }, options);
+  }
+
   /** Runs one activity with its input, typed from the activity itself. */
   call<I, O>(activity: (input: I) => Promise<O>, input: NoInfer<I>): Promise<O> {
     return this.run<[I], O, (input: I) => Promise<O>>(activity, input);
