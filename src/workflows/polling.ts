@@ -12,6 +12,13 @@ export const POLL_PROFILES: Readonly<Record<ResearchMode, { initialDelayMs: numb
 /** A paused task moves only when someone answers, and answers come through the workflow: look rarely (ten times the cap, at most this). */
 export const PAUSED_POLL_DELAY_MS = 15 * 60_000;
 
+/**
+ * While a checkpoint waits for a person, answers arrive through the workflow (and wake it), so a poll
+ * only notices the service pausing the checkpoint (about 5 minutes unanswered): look five times the
+ * cap apart, at most this. Polling at the cap instead added thousands of events a day to the history.
+ */
+export const AWAITING_INPUT_POLL_DELAY_MS = 5 * 60_000;
+
 /** With a completion webhook, polling is only a fallback for lost webhooks: this much slower. */
 export const WEBHOOK_FALLBACK_FACTOR = 4;
 
@@ -30,14 +37,15 @@ export interface PollDelayInput {
 
 /**
  * Delay before the next status poll: short at first, growing with elapsed time (a tenth of it), capped
- * per mode; slower when a webhook will announce completion and no checkpoint can come; rare when paused.
+ * per mode; slower when a webhook will announce completion and no checkpoint can come; rare while a
+ * checkpoint waits for a person, rarer once it is paused.
  */
 export function nextPollDelayMs(input: PollDelayInput): number {
   const profile = POLL_PROFILES[input.mode];
   const initial = input.overrides?.initialDelayMs ?? profile.initialDelayMs;
   const max = Math.max(initial, input.overrides?.maxDelayMs ?? profile.maxDelayMs);
   if (input.status === 'paused') return Math.min(PAUSED_POLL_DELAY_MS, max * 10);
-  if (input.status === 'awaiting_input') return max;
+  if (input.status === 'awaiting_input') return Math.min(AWAITING_INPUT_POLL_DELAY_MS, max * 5);
   const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
   if (input.webhookConfigured && !input.checkpointsAhead) return Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
   return adaptive;

@@ -1,5 +1,5 @@
 import {
-  ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setCurrentDetails,
+  ApplicationFailure, CancellationScope, condition, continueAsNew, isCancellation, proxyActivities, setCurrentDetails,
   allHandlersFinished, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
@@ -9,6 +9,7 @@ import { createCall, download, handlerCall, lookup, shortCall } from './activity
 import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
+import { CONTINUE_AS_NEW_HISTORY_LENGTH } from './batch-plan';
 import { nextPollDelayMs } from './polling';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
@@ -30,12 +31,15 @@ const handlerCalls = proxyActivities<Activities>(handlerCall);
  * references. Cancelling the workflow cancels the task and returns its partial output.
  */
 export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<ResearchTaskResult> {
-  const startedAt = Date.now();
+  const { carried } = input;
+  const startedAt = carried?.startedAt ?? Date.now();
   const mode: ResearchMode = input.request.mode ?? input.request.model ?? 'standard';
   const hitl = input.request.hitl ?? {};
   const enabled = (['planning_questions', 'plan_review', 'source_review', 'outline_review'] as const).filter((type: CheckpointType) => hitl[type] === true);
-  const model = new ResearchTaskModel(mode, enabled);
+  const model = carried ? ResearchTaskModel.restore(mode, enabled, carried.model) : new ResearchTaskModel(mode, enabled);
   const inbox = new TaskInbox();
+  inbox.resumeRequested = carried?.resumeRequested ?? false;
+  const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
   let webhookConfigured: boolean;
   let lastStatus: string | undefined;
   let lastCost: number | undefined;
@@ -75,7 +79,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
   try {
-    created = await createTaskDurably({
+    created = carried?.created ?? await createTaskDurably({
       request: { ...input.request, metadata: { ...input.request.metadata, ...contextMetadata(input.context) } },
       requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       creates,
@@ -88,11 +92,13 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       hasDecision: () => inbox.decision !== undefined,
       reconcileDelaysMs: input.polling?.reconcileDelaysMs,
     });
-    model.deepresearchId = created.deepresearchId;
     webhookConfigured = created.webhookConfigured;
-    model.status = created.status;
-    model.waitingFor = 'research';
-    model.detail = undefined;
+    if (!carried) {
+      model.deepresearchId = created.deepresearchId;
+      model.status = created.status;
+      model.waitingFor = 'research';
+      model.detail = undefined;
+    }
     publish();
 
     while (!model.terminal) {
@@ -109,6 +115,14 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
         checkpointsAhead: model.checkpointsAhead, overrides: input.polling,
       });
       await condition(() => inbox.wake, delay);
+      // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
+      if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit) {
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof researchTaskWorkflow>({
+          ...input,
+          carried: { created, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested },
+        });
+      }
     }
   } catch (error) {
     if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) {

@@ -1,7 +1,7 @@
 import type { TaskSnapshot } from '../activities/types';
 import type { CheckpointType, Interaction, ResearchMode, TaskStatus } from '../api/schemas';
 import { checkpointAnswerProblem } from './checkpoint-answers';
-import type { ResearchTaskState, WaitReason } from './types';
+import type { ResearchTaskModelCarried, ResearchTaskState, WaitReason } from './types';
 
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 const CHECKPOINT_ORDER: readonly CheckpointType[] = ['planning_questions', 'plan_review', 'source_review', 'outline_review'];
@@ -37,6 +37,31 @@ export class ResearchTaskModel {
     readonly mode: ResearchMode,
     readonly enabledCheckpoints: readonly CheckpointType[],
   ) {}
+
+  /** A model restored from what an earlier run carried across continue-as-new. */
+  static restore(mode: ResearchMode, enabledCheckpoints: readonly CheckpointType[], carried: ResearchTaskModelCarried): ResearchTaskModel {
+    const model = new ResearchTaskModel(mode, enabledCheckpoints);
+    const { answered, inputSince, seenCheckpoints, rejectedAnswers, rejectedSignals, instructions, ...fields } = carried;
+    Object.assign(model, fields);
+    model.rejectedAnswers.push(...rejectedAnswers);
+    model.rejectedSignals.push(...rejectedSignals);
+    model.instructions.push(...instructions);
+    for (const id of answered) model.answered.add(id);
+    model.#inputSince = inputSince;
+    model.#seenCheckpoints = new Set(seenCheckpoints);
+    return model;
+  }
+
+  /** Everything the next run needs to go on exactly where this one stopped (plain JSON). */
+  carry(): ResearchTaskModelCarried {
+    return {
+      deepresearchId: this.deepresearchId, status: this.status, waitingFor: this.waitingFor, detail: this.detail,
+      progress: this.progress, interaction: this.interaction, cost: this.cost, error: this.error, polls: this.polls,
+      webhooks: this.webhooks, waitingForInputMs: this.waitingForInputMs, rejectedAnswers: [...this.rejectedAnswers],
+      rejectedSignals: [...this.rejectedSignals], instructions: [...this.instructions], answered: [...this.answered],
+      inputSince: this.#inputSince, seenCheckpoints: [...this.#seenCheckpoints],
+    };
+  }
 
   /** Applies a status read from the service; returns true when the status changed. */
   apply(snapshot: TaskSnapshot, now: number): boolean {

@@ -1,7 +1,7 @@
 /** Inputs, results and state of the research workflows: plain JSON, shared with clients by `import type`. */
-import type { ArtifactRef, CollectedBatchTask, StoredOutputs } from '../activities/types';
+import type { ArtifactRef, CollectedBatchTask, CreatedResearchTask, StoredOutputs } from '../activities/types';
 import type {
-  BatchCounts, BatchStatus, CheckpointResponse, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
+  BatchCounts, BatchStatus, CheckpointResponse, CheckpointType, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
 } from '../api/schemas';
 
 /** Which pipeline run and item a workflow serves: it names the workflow id and the task's metadata. */
@@ -26,6 +26,39 @@ export interface ResearchTaskInput {
   polling?: PollingOverrides;
   /** Delete the task at the service once its outputs are stored. */
   deleteAfterStore?: boolean;
+  /** History length after which the workflow continues as new (5,000 unless set; the server may suggest sooner). */
+  continueAsNewAfterEvents?: number;
+  /** Continued-as-new state; callers leave it unset. */
+  carried?: ResearchTaskCarried;
+}
+
+/** What a research task run hands the next across continue-as-new. */
+export interface ResearchTaskCarried {
+  created: CreatedResearchTask;
+  startedAt: number;
+  model: ResearchTaskModelCarried;
+  resumeRequested: boolean;
+}
+
+/** The research task model as plain JSON (see ResearchTaskModel.carry). */
+export interface ResearchTaskModelCarried {
+  deepresearchId?: string;
+  status: ResearchTaskState['status'];
+  waitingFor: WaitReason;
+  detail?: string;
+  progress?: { currentStep: number; totalSteps: number };
+  interaction?: Interaction;
+  cost?: number;
+  error?: string;
+  polls: number;
+  webhooks: number;
+  waitingForInputMs: number;
+  rejectedAnswers: RejectedAnswer[];
+  rejectedSignals: RejectedSignal[];
+  instructions: ResearchTaskState['instructions'];
+  answered: string[];
+  inputSince?: number;
+  seenCheckpoints: CheckpointType[];
 }
 
 /** Why the workflow is waiting, shown in the state query and the UI's current details. */

@@ -114,6 +114,29 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     expect(result.timings.waitingForInputMs * env.speed).toBeGreaterThanOrEqual(5 * 60_000);
   });
 
+  it('continues as new while it waits at a checkpoint, carrying what it knows, and creates nothing twice', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'long-wait', args: [{ request: { query: 'Desalination capacity', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling, continueAsNewAfterEvents: 20 }] });
+    const interaction = await waitForCheckpoint(handle, new Set());
+    await handle.signal(checkpointResponseSignal, wrongAnswer(interaction));
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).rejectedAnswers.length === 1, { description: 'the wrong answer recorded' });
+    const runsBefore = await handle.runCount();
+    const pollsBefore = (await handle.query(researchTaskStateQuery)).polls;
+    // Nobody answers for a while: the checkpoint pauses and the workflow keeps polling, rarely.
+    await env.waitUntil(async () => (await handle.runCount()) > runsBefore, { timeoutMs: 6 * 3_600_000, description: 'a continue-as-new at the checkpoint' });
+    const state = await handle.query(researchTaskStateQuery);
+    expect(state.rejectedAnswers).toHaveLength(1);
+    expect(state.polls).toBeGreaterThan(pollsBefore);
+    expect(state.interaction?.interaction_id).toBe(interaction.interaction_id);
+    await handle.signal(checkpointResponseSignal, { interactionId: interaction.interaction_id, response: { approved: true } });
+    const result = await handle.result();
+    expect(result.status).toBe('completed');
+    expect(await handle.runCount()).toBeGreaterThanOrEqual(2);
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+    expect(result.timings.waitingForInputMs).toBeGreaterThan(0);
+  });
+
   it('forwards an instruction while the task runs and rejects one in the writing phase', async () => {
     const env = getEnv();
     world = await makeWorld(env);

@@ -1,4 +1,4 @@
-import { nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
+import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
 
 const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: false };
 
@@ -41,8 +41,11 @@ describe('nextPollDelayMs', () => {
       .toBe(nextPollDelayMs({ ...base, elapsedMs: 60_000 }));
   });
 
-  it('polls at the cap while a checkpoint waits and rarely once it is paused', () => {
-    expect(nextPollDelayMs({ ...base, status: 'awaiting_input' })).toBe(POLL_PROFILES.standard.maxDelayMs);
+  it('polls rarely while a checkpoint waits for a person, and more rarely once it is paused', () => {
+    expect(nextPollDelayMs({ ...base, status: 'awaiting_input' })).toBe(5 * POLL_PROFILES.standard.maxDelayMs);
+    expect(nextPollDelayMs({ ...base, mode: 'heavy', status: 'awaiting_input' })).toBe(AWAITING_INPUT_POLL_DELAY_MS);
+    // A day at a standard task's checkpoint: 288 polls (about 3,200 events), not 1,440 (about 16,000).
+    expect((24 * 3_600_000) / nextPollDelayMs({ ...base, status: 'awaiting_input' })).toBe(288);
     expect(nextPollDelayMs({ ...base, status: 'paused' })).toBe(10 * POLL_PROFILES.standard.maxDelayMs);
     expect(nextPollDelayMs({ ...base, mode: 'max', status: 'paused' })).toBe(PAUSED_POLL_DELAY_MS);
     expect(nextPollDelayMs({ ...base, status: 'paused', overrides: { initialDelayMs: 100, maxDelayMs: 1_000 } })).toBe(10_000);
