@@ -40,6 +40,10 @@ export interface CreatedResearchTask {
 /** `findResearchTask` input. */
 export interface FindResearchTaskInput {
   requestKey: string;
+  /** The query the create sent (absent for a workflow template run): only list items with it are candidates. */
+  query?: string;
+  /** ISO time before the first create was sent: tasks created earlier (beyond clock skew) are not candidates. */
+  createdAfter?: string;
 }
 
 /** The status fields a workflow decides on; the output body is never included. */
