@@ -40,7 +40,7 @@ export function collectBatchPage(deps: ActivityDeps) {
 
   async function collect(entry: BatchTask, prefix: string): Promise<CollectedBatchTask> {
     const collected: CollectedBatchTask = {
-      ...(entry.batch_task_id !== undefined ? { batchTaskId: entry.batch_task_id } : {}),
+      ...(entry.task_id !== undefined ? { batchTaskId: entry.task_id } : {}),
       deepresearchId: entry.deepresearch_id,
       status: entry.status,
       sourceCount: entry.sources?.length ?? 0,
@@ -48,7 +48,7 @@ export function collectBatchPage(deps: ActivityDeps) {
       ...(entry.error !== undefined ? { error: entry.error } : {}),
     };
     if (!TERMINAL_TASK_STATUSES.includes(entry.status)) return collected;
-    const folder = `${prefix}/${safeSegment(entry.batch_task_id ?? entry.deepresearch_id)}`;
+    const folder = `${prefix}/${safeSegment(entry.task_id ?? entry.deepresearch_id)}`;
     const report = renderReport(entry);
     if (report) collected.report = await store.put(`${folder}/${report.fileName}`, report.body, report.contentType);
     const sources = renderSources(entry);

@@ -65,7 +65,7 @@ export function batchActivities(deps: ActivityDeps) {
     let lastKey: string | undefined;
     for (;;) {
       const page = await callService(() => api.listBatchTasksPage(batchId, { limit: 100, ...(lastKey ? { last_key: lastKey } : {}) }, callOptions()));
-      for (const entry of page.tasks) if (entry.batch_task_id) ids.add(entry.batch_task_id);
+      for (const entry of page.tasks) if (entry.task_id) ids.add(entry.task_id);
       if (!page.pagination.has_more || !page.pagination.last_key) return ids;
       lastKey = page.pagination.last_key;
     }

@@ -39,6 +39,12 @@ export function currentAttempt(): number {
   return activityContext()?.info.attempt ?? 1;
 }
 
+/** When the running activity was first scheduled (epoch ms), before any attempt ran; undefined outside an activity. */
+export function firstScheduledAt(): number | undefined {
+  const info = activityContext()?.info;
+  return info && info.scheduledTimestampMs > 0 ? info.scheduledTimestampMs : undefined;
+}
+
 /**
  * Throws the cancellation when the activity was cancelled. Temporal reports an activity as cancelled only
  * when it throws a `CancelledFailure` (or an AbortError) after the signal fired, so this must win over any

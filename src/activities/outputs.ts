@@ -5,7 +5,7 @@ import type { ActivityDeps } from './deps';
 import { callOptions, heartbeat, lastHeartbeatDetails, throwIfCancelled } from './context';
 import { callService, checkedKeyPrefix, rethrowAsFailure } from './errors';
 import {
-  contentTypeOf, deliverableExtension, extensionForContentType, renderReport, renderSources, safeFileName, uniqueName, withExtension,
+  contentTypeOf, deliverableExtension, renderReport, renderSources, safeFileName, uniqueName, withExtension,
 } from './filenames';
 import type { ArtifactData } from './store';
 import type { ArtifactRef, StoredOutputs, StoreOutputsInput } from './types';
@@ -99,18 +99,19 @@ function planFiles(task: Task, prefix: string, download: (url?: string, id?: str
   if (pdfUrl) plan.push({ kind: 'pdf', key: `${prefix}/report.pdf`, produce: () => fetched(`${prefix}/report.pdf`, download(pdfUrl)) });
   const deliverableNames = new Set<string>();
   (task.deliverables ?? []).forEach((deliverable, index) => {
-    if (!deliverable.url && !deliverable.id) return;
-    const base = safeFileName(deliverable.filename ?? deliverable.title ?? deliverable.id, `deliverable-${index + 1}`);
-    const extension = deliverableExtension(deliverable.type) ?? extensionForContentType(deliverable.content_type);
+    // A deliverable that failed to generate has no file to fetch.
+    if (deliverable.status === 'failed') return;
+    const base = safeFileName(deliverable.title || deliverable.id, `deliverable-${index + 1}`);
+    const extension = deliverableExtension(deliverable.type);
     const key = `${prefix}/deliverables/${uniqueName(withExtension(base, extension), deliverableNames)}`;
     plan.push({ kind: 'deliverable', key, produce: () => fetched(key, download(deliverable.url, deliverable.id)) });
   });
   const imageNames = new Set<string>();
   (task.images ?? []).forEach((image, index) => {
-    const url = image.url;
-    if (!url) return;
-    const base = safeFileName(typeof image.filename === 'string' ? image.filename : urlBaseName(url), `image-${index + 1}`);
-    const key = `${prefix}/images/${uniqueName(withExtension(base, extensionForContentType(image.content_type)), imageNames)}`;
+    const url = image.image_url;
+    const base = safeFileName(image.image_id || urlBaseName(url), `image-${index + 1}`);
+    // Charts and screenshots are PNG images; the name only matters when the server's type is generic.
+    const key = `${prefix}/images/${uniqueName(withExtension(base, '.png'), imageNames)}`;
     plan.push({ kind: 'image', key, produce: () => fetched(key, download(url)) });
   });
   return plan;

@@ -1,46 +1,46 @@
-import { log } from '@temporalio/activity';
-import type { CreateTaskRequest, Task, TaskSummary } from '../api';
+import { ApplicationFailure, log } from '@temporalio/activity';
+import type { CreateTaskRequest, Task } from '../api';
+import { FailureType } from '../workflows/failures';
 import type { ActivityDeps } from './deps';
-import { callOptions, currentAttempt, webhookUrlFor } from './context';
+import { callOptions, currentAttempt, firstScheduledAt, webhookUrlFor } from './context';
 import { rethrowCreateFailure } from './create-outcome';
 import { callService } from './errors';
+import { lookForTask, REQUEST_KEY_FIELD } from './find-task';
 import type { CreatedResearchTask, CreateResearchTaskInput, FindResearchTaskInput, TaskIdInput, TaskSnapshot } from './types';
 
-/** Metadata key that ties a service task to the request that created it. */
-export const REQUEST_KEY_FIELD = 'rp_request_key';
-
-/** How many recent tasks `findResearchTask` looks through (the list route's page). */
-const FIND_LIMIT = 100;
+export { REQUEST_KEY_FIELD } from './find-task';
 
 /** Activities that create, find and read DeepResearch tasks. */
 export function taskActivities(deps: ActivityDeps) {
   const { api, secrets } = deps;
 
-  /** The task created for `requestKey`, or null; with duplicates, the oldest (the first one created). */
-  async function findResearchTask({ requestKey }: FindResearchTaskInput): Promise<CreatedResearchTask | null> {
-    const tasks = await callService(() => api.listTasks({ limit: FIND_LIMIT }, callOptions()));
-    const matches = tasks.filter((task) => task.metadata?.[REQUEST_KEY_FIELD] === requestKey);
-    // The list is newest first, so the last match is the original.
-    const found = matches.at(-1);
-    if (!found) return null;
-    if (matches.length > 1) {
-      log.warn('Several service tasks carry one request key; adopting the oldest', { requestKey, deepresearchIds: matches.map((task) => task.deepresearch_id) });
+  /**
+   * The task created for `requestKey`, or null when the service's records show it was not created (see
+   * `lookForTask` for when that holds). When they cannot settle it, a non-retryable `CreateOutcomeUnknown`:
+   * only an operator's decision may then create again.
+   */
+  async function findResearchTask({ requestKey, query, createdAfter }: FindResearchTaskInput): Promise<CreatedResearchTask | null> {
+    const after = createdAfter === undefined ? undefined : Date.parse(createdAfter);
+    const verdict = await lookForTask(api, { requestKey, query, createdAfter: after !== undefined && Number.isFinite(after) ? after : undefined });
+    if (verdict.kind === 'absent') return null;
+    if (verdict.kind === 'inconclusive') {
+      throw ApplicationFailure.create({
+        type: FailureType.CreateOutcomeUnknown,
+        message: `cannot tell whether the task for request key ${requestKey} was created: ${verdict.reason}`,
+        nonRetryable: true,
+      });
     }
-    return adopt(found);
-  }
-
-  async function adopt(summary: TaskSummary): Promise<CreatedResearchTask> {
-    // The list may omit mode and creation time; the task itself has both.
-    const full: Pick<Task, 'mode' | 'created_at' | 'status'> = summary.mode && summary.created_at
-      ? { mode: summary.mode, created_at: summary.created_at, status: summary.status }
-      : await callService(() => api.getTask(summary.deepresearch_id, callOptions()));
+    if (verdict.duplicates.length > 0) {
+      log.warn('Several service tasks carry one request key; adopting the oldest', { requestKey, deepresearchId: verdict.task.deepresearch_id, duplicates: verdict.duplicates });
+    }
+    const { task } = verdict;
     return {
-      deepresearchId: summary.deepresearch_id,
-      status: full.status,
-      mode: full.mode,
-      createdAt: full.created_at,
+      deepresearchId: task.deepresearch_id,
+      status: task.status,
+      mode: task.mode,
+      createdAt: task.created_at,
       // Webhooks can only be verified with the secret; without it the workflow must poll.
-      webhookConfigured: (await secrets.get(summary.deepresearch_id)) !== undefined,
+      webhookConfigured: (await secrets.get(task.deepresearch_id)) !== undefined,
       adopted: true,
     };
   }
@@ -49,9 +49,16 @@ export function taskActivities(deps: ActivityDeps) {
    * Creates a paid task tagged with `rp_request_key`. A retry first adopts the task an earlier attempt
    * may have created; an ambiguous failure is non-retryable `CreateOutcomeUnknown` (see create-outcome.ts).
    */
-  async function createResearchTask({ request, requestKey, mayHaveBeenSent }: CreateResearchTaskInput): Promise<CreatedResearchTask> {
+  async function createResearchTask({ request, requestKey, mayHaveBeenSent, createdAfter }: CreateResearchTaskInput): Promise<CreatedResearchTask> {
     if (currentAttempt() > 1 || mayHaveBeenSent) {
-      const existing = await findResearchTask({ requestKey });
+      // An earlier attempt or create may have been cut off mid-request (a crash, a timeout): look first.
+      const scheduledAt = firstScheduledAt();
+      const since = createdAfter ?? (scheduledAt !== undefined ? new Date(scheduledAt).toISOString() : undefined);
+      const existing = await findResearchTask({
+        requestKey,
+        ...(queryOf(request) !== undefined ? { query: queryOf(request) } : {}),
+        ...(since !== undefined ? { createdAfter: since } : {}),
+      });
       if (existing) return existing;
     }
     const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl);
@@ -86,6 +93,11 @@ export function taskActivities(deps: ActivityDeps) {
   }
 
   return { createResearchTask, findResearchTask, getResearchTask };
+}
+
+/** The query a create request sends (`input` is its deprecated alias); undefined for a workflow template run. */
+export function queryOf(request: CreateTaskRequest): string | undefined {
+  return request.query ?? request.input;
 }
 
 /** The small, history-safe view of a task. */

@@ -29,6 +29,8 @@ export interface CreateResearchTaskInput {
    * `resume` or a reconciliation.
    */
   mayHaveBeenSent?: boolean;
+  /** With mayHaveBeenSent: when the first create was sent (ISO), so the look-up reaches back that far. */
+  createdAfter?: string;
 }
 
 /** A task the service accepted (its webhook secret, if any, is kept out of this result). */
@@ -46,6 +48,10 @@ export interface CreatedResearchTask {
 /** `findResearchTask` input. */
 export interface FindResearchTaskInput {
   requestKey: string;
+  /** The query the create sent (absent for a workflow template run): only list items with it are candidates. */
+  query?: string;
+  /** ISO time before the first create was sent: tasks created earlier (beyond clock skew) are not candidates. */
+  createdAfter?: string;
 }
 
 /** The status fields a workflow decides on; the output body is never included. */

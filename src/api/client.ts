@@ -42,9 +42,19 @@ export class ResearchClient {
     return { ...data, partial };
   }
 
-  /** `POST /contents`: clean content of up to 10 URLs. */
+  /** `POST /contents`: clean content of up to 10 URLs; each result has `status` `success` or `failed`. */
   async contents(request: s.ContentsRequest, options?: CallOptions): Promise<s.ContentsResponse> {
     return this.#data({ method: 'POST', path: '/contents', body: request, requestSchema: s.contentsRequest, responseSchema: s.contentsResponse }, options);
+  }
+
+  /** `POST /contents` with `async: true`: starts a job of up to 50 URLs (the service answers 202). */
+  async startContentsJob(request: Omit<s.ContentsJobRequest, 'async'>, options?: CallOptions): Promise<s.ContentsJobCreated> {
+    return this.#data({ method: 'POST', path: '/contents', body: { ...request, async: true }, requestSchema: s.contentsJobRequest, responseSchema: s.contentsJobCreated }, options);
+  }
+
+  /** `GET /contents/jobs/{id}`: a contents job's progress, with its results once it has ended. */
+  async getContentsJob(jobId: string, options?: CallOptions): Promise<s.ContentsJob> {
+    return this.#data({ method: 'GET', path: `/contents/jobs/${id(jobId)}`, responseSchema: s.contentsJob }, options);
   }
 
   /**
@@ -100,10 +110,9 @@ export class ResearchClient {
     return this.#data({ method: 'POST', path: `/deepresearch/tasks/${id(taskId)}/respond`, body: answer, requestSchema: s.respondRequest, responseSchema: s.respondResponse }, options);
   }
 
-  /** `GET /deepresearch/list`: the account's most recent tasks, newest first. */
+  /** `GET /deepresearch/list`: the account's most recent tasks, newest first (items carry no metadata). */
   async listTasks(query: { limit?: number } = {}, options?: CallOptions): Promise<s.TaskSummary[]> {
-    const { data } = await this.#http.json({ method: 'GET', path: '/deepresearch/list', query, responseSchema: s.listTasksResponse }, options);
-    return data.tasks;
+    return this.#data({ method: 'GET', path: '/deepresearch/list', query, responseSchema: s.listTasksResponse }, options);
   }
 
   /** `GET /deepresearch/tasks/{id}/assets/{assetId}`: a generated file's bytes. */
@@ -132,16 +141,14 @@ export class ResearchClient {
     return this.#data({ method: 'POST', path: '/deepresearch/batches', body: request, requestSchema: s.createBatchRequest, responseSchema: s.createBatchResponse }, options);
   }
 
-  /** `GET /deepresearch/batches/{id}`: status and counts. */
+  /** `GET /deepresearch/batches/{id}`: status and counts (the service sends the batch itself). */
   async getBatch(batchId: string, options?: CallOptions): Promise<s.Batch> {
-    const body = await this.#data({ method: 'GET', path: `/deepresearch/batches/${id(batchId)}`, responseSchema: s.getBatchResponse }, options);
-    return body.batch;
+    return this.#data({ method: 'GET', path: `/deepresearch/batches/${id(batchId)}`, responseSchema: s.getBatchResponse }, options);
   }
 
-  /** `GET /deepresearch/batches`: the account's batches. */
+  /** `GET /deepresearch/batches`: the account's batches (a bare array). */
   async listBatches(options?: CallOptions): Promise<s.Batch[]> {
-    const body = await this.#data({ method: 'GET', path: '/deepresearch/batches', responseSchema: s.listBatchesResponse }, options);
-    return body.batches;
+    return this.#data({ method: 'GET', path: '/deepresearch/batches', responseSchema: s.listBatchesResponse }, options);
   }
 
   /** `POST /deepresearch/batches/{id}/tasks`: adds 1 to 100 tasks. */

@@ -1,9 +1,9 @@
 import { answerRoute } from './answer/route';
-import { contentsRoute } from './contents';
+import { contentsRoutes } from './contents';
 import { datasourceRoutes } from './datasources';
 import type { FaultInjector } from './faults';
 import { createResearchService, type ResearchOptionsInput } from './research';
-import { searchRoute } from './search/route';
+import { searchRoutes } from './search/route';
 import type { EmulatorContext, EmulatorRoute } from './types';
 import type { WorkflowStore } from './workflows-beta';
 import { workflowRoutes } from './workflows-beta-routes';
@@ -27,11 +27,11 @@ export interface ServiceRoutes {
 export function serviceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
   const research = createResearchService(deps.ctx, deps.research);
   const routes = [
-    searchRoute(deps.ctx, deps.faults),
-    contentsRoute(deps.ctx),
+    ...searchRoutes(deps.ctx, deps.faults),
+    ...contentsRoutes(deps.ctx),
     answerRoute(deps.ctx, { faults: deps.faults, streamDelayMs: deps.streamDelayMs }),
     ...datasourceRoutes(),
-    ...workflowRoutes(deps.workflows),
+    ...workflowRoutes(deps.workflows, () => deps.ctx.clock.now()),
     ...research.routes,
   ];
   const seen = new Map<string, string>();

@@ -31,3 +31,18 @@ export function shapeResponse<S extends z.ZodType>(schema: S, value: z.input<S>)
   if (result.success) return value;
   throw new Error(`emulator built an invalid response: ${describeIssues(result.error.issues)}`);
 }
+
+/**
+ * Reads the deprecated mode `lite` as `standard` in a create body (`mode` or its alias `model`): both
+ * official clients still offer it, and the Python client itself maps it to `standard`.
+ */
+export function liteAsStandard(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const record = body as Record<string, unknown>;
+  if (record.mode !== 'lite' && record.model !== 'lite') return body;
+  return {
+    ...record,
+    ...(record.mode === 'lite' ? { mode: 'standard' } : {}),
+    ...(record.model === 'lite' ? { model: 'standard' } : {}),
+  };
+}

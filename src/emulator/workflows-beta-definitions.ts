@@ -1,4 +1,17 @@
-import type { ResearchMode, WorkflowVariable } from '../api/schemas';
+import type { ResearchMode } from '../api/schemas';
+
+/**
+ * A template variable as the emulator checks it. The wire form (`key`, `label`, `type`, `validation`) is
+ * derived from it by `wireVariable`; its richer types are the emulator's own reading of a value.
+ */
+export interface VariableDefinition {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'array' | 'date';
+  required?: boolean;
+  description?: string;
+  default?: unknown;
+  options?: string[];
+}
 
 /** The template one version resolves from; `{{name}}` marks a variable. */
 export interface WorkflowTemplate {
@@ -17,22 +30,31 @@ export interface WorkflowVersionDefinition {
   estimated_time: string;
   changelog: string;
   created_at: string;
-  variables: WorkflowVariable[];
+  variables: VariableDefinition[];
   template: WorkflowTemplate;
 }
 
 /** A workflow: curated (read-only, for everyone) or one organisation's own; the last version is current. */
 export interface WorkflowDefinition {
   slug: string;
-  name: string;
+  title: string;
+  subtitle?: string;
   description: string;
+  vertical?: string;
+  tags: string[];
+  icon?: string;
   scope: 'curated' | 'organization';
+  /** The organisation that owns it (organisation workflows only). */
+  owner?: string;
   versions: WorkflowVersionDefinition[];
+  /** The version marked current when it is not the newest (`set_current: false` on update). */
+  current?: number;
+  updated_at?: string;
   deleted_at?: string;
 }
 
 const NO_TOOLS = { code_execution: false, screenshots: false, browser_use: false, charts: false };
-const str = (name: string, description: string, required = true): WorkflowVariable => ({ name, type: 'string', required, description });
+const str = (name: string, description: string, required = true): VariableDefinition => ({ name, type: 'string', required, description });
 
 const companyV1: WorkflowTemplate = {
   input: 'Write a company profile of {{company}}.',
@@ -45,8 +67,10 @@ const companyV1: WorkflowTemplate = {
 export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
   {
     slug: 'company-profile',
-    name: 'Company profile',
+    title: 'Company profile',
     description: 'A sourced profile of one company: business, products, customers, leadership and news.',
+    vertical: 'company',
+    tags: ['company', 'profile'],
     scope: 'curated',
     versions: [
       { version: 1, recommended_mode: 'standard', estimated_time: '10-20 minutes', changelog: 'First version.', created_at: '2025-01-06T10:00:00.000Z', variables: [str('company', 'Company name')], template: companyV1 },
@@ -59,8 +83,10 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
   },
   {
     slug: 'competitor-scan',
-    name: 'Competitor scan',
+    title: 'Competitor scan',
     description: 'Finds and compares the main competitors of a company in one market.',
+    vertical: 'company',
+    tags: ['competitors', 'market'],
     scope: 'curated',
     versions: [{
       version: 1, recommended_mode: 'heavy', estimated_time: '30-60 minutes', changelog: 'First version.', created_at: '2025-01-20T10:00:00.000Z',
@@ -77,8 +103,10 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
   },
   {
     slug: 'literature-review',
-    name: 'Literature review',
+    title: 'Literature review',
     description: 'A structured review of the research literature on a topic.',
+    vertical: 'research',
+    tags: ['academic', 'review'],
     scope: 'curated',
     versions: [
       { version: 1, recommended_mode: 'standard', estimated_time: '15-30 minutes', changelog: 'First version.', created_at: '2024-11-04T10:00:00.000Z', variables: [str('topic', 'Research topic')], template: { input: 'Review the literature on {{topic}}.', tools: NO_TOOLS, output_formats: ['markdown'] } },
@@ -97,8 +125,10 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
   },
   {
     slug: 'regulatory-watch',
-    name: 'Regulatory watch',
+    title: 'Regulatory watch',
     description: 'Recent regulatory developments on a topic in one jurisdiction.',
+    vertical: 'legal',
+    tags: ['regulation', 'compliance'],
     scope: 'curated',
     versions: [{
       version: 1, recommended_mode: 'fast', estimated_time: '2-5 minutes', changelog: 'First version.', created_at: '2025-02-03T10:00:00.000Z',
@@ -113,8 +143,10 @@ export function seedOrganizationWorkflows(): WorkflowDefinition[] {
   return [
     {
       slug: 'weekly-market-brief',
-      name: 'Weekly market brief',
+      title: 'Weekly market brief',
       description: "The organisation's weekly brief on a sector.",
+      vertical: 'markets',
+      tags: ['weekly', 'brief'],
       scope: 'organization',
       versions: [
         { version: 1, recommended_mode: 'fast', estimated_time: '2-5 minutes', changelog: 'First version.', created_at: '2025-01-08T09:00:00.000Z', variables: [str('sector', 'Sector')], template: { input: 'Weekly brief on the {{sector}} sector.', tools: NO_TOOLS, output_formats: ['markdown'] } },
@@ -127,8 +159,10 @@ export function seedOrganizationWorkflows(): WorkflowDefinition[] {
     },
     {
       slug: 'vendor-risk-review',
-      name: 'Vendor risk review',
+      title: 'Vendor risk review',
       description: 'Due-diligence review of a supplier before contract renewal.',
+      vertical: 'company',
+      tags: ['risk', 'procurement'],
       scope: 'organization',
       versions: [{
         version: 1, recommended_mode: 'standard', estimated_time: '10-20 minutes', changelog: 'First version.', created_at: '2025-01-15T09:00:00.000Z',

@@ -1,4 +1,5 @@
 import type { WorkflowVariable } from '../api/schemas';
+import type { VariableDefinition } from './workflows-beta-definitions';
 import { EmulatorHttpError } from './types';
 
 /** A workflow-form error (`{ error: <code>, message }`), as the workflow routes answer. */
@@ -13,7 +14,7 @@ const isDate = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(value) && 
   && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 /** Why `value` does not fit `variable`'s type, or undefined when it does. */
-function typeProblem(variable: WorkflowVariable, value: unknown): string | undefined {
+function typeProblem(variable: VariableDefinition, value: unknown): string | undefined {
   switch (variable.type) {
     case 'string':
       return typeof value === 'string' && value.trim() !== '' ? undefined : 'must be a non-empty string';
@@ -36,7 +37,7 @@ function typeProblem(variable: WorkflowVariable, value: unknown): string | undef
  * Checks `params` against the typed variables: unknown names, missing required values and wrong
  * types are one 400 `invalid_workflow_params` naming every bad variable; defaults fill the gaps.
  */
-export function checkWorkflowParams(slug: string, variables: readonly WorkflowVariable[], params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function checkWorkflowParams(slug: string, variables: readonly VariableDefinition[], params: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const problems: string[] = [];
   const known = new Set(variables.map((variable) => variable.name));
   for (const name of Object.keys(params)) {
@@ -65,4 +66,34 @@ export function renderTemplate(template: string, values: Readonly<Record<string,
     if (value === undefined || value === null) return '';
     return Array.isArray(value) ? value.join(', ') : String(value);
   }).replace(/[ \t]{2,}/g, ' ').trim();
+}
+
+const WIRE_TYPES: Record<VariableDefinition['type'], NonNullable<WorkflowVariable['type']>> = {
+  string: 'text', number: 'number', integer: 'number', boolean: 'enum', enum: 'enum', array: 'text', date: 'date',
+};
+
+/** A variable as the service shows it (the JS client's `WorkflowVariable`): `key`, `label`, `type`, `validation`. */
+export function wireVariable(variable: VariableDefinition): WorkflowVariable {
+  const choices = variable.type === 'boolean' ? ['true', 'false'] : variable.options;
+  return {
+    key: variable.name,
+    label: variable.description ?? variable.name,
+    type: WIRE_TYPES[variable.type],
+    required: variable.required === true,
+    ...(variable.description ? { help: variable.description } : {}),
+    ...(choices ? { validation: { enum: [...choices] } } : {}),
+  };
+}
+
+/** A variable sent in a create or update body, read the emulator's way (text and textarea are strings). */
+export function definitionOf(variable: WorkflowVariable): VariableDefinition {
+  const choices = variable.validation?.enum;
+  const type = variable.type === 'number' ? 'number' : variable.type === 'date' ? 'date' : variable.type === 'enum' ? 'enum' : 'string';
+  return {
+    name: variable.key,
+    type,
+    required: variable.required === true,
+    ...(variable.label ?? variable.help ? { description: variable.label ?? variable.help } : {}),
+    ...(type === 'enum' && choices ? { options: [...choices] } : {}),
+  };
 }

@@ -13,9 +13,9 @@ export interface WorkflowResolution {
   estimatedCredits: number;
 }
 
-/** The version marked `is_current`: the newest. */
+/** The version marked `is_current`: the newest, unless an update published one without making it current. */
 export function currentVersion(definition: WorkflowDefinition): WorkflowVersionDefinition {
-  const current = definition.versions[definition.versions.length - 1];
+  const current = definition.versions.find((version) => version.version === definition.current) ?? definition.versions[definition.versions.length - 1];
   if (!current) throw new Error(`workflow ${definition.slug} has no versions`);
   return current;
 }
@@ -47,6 +47,24 @@ export class WorkflowStore {
     return found;
   }
 
+  /** Adds an organisation workflow (409 `workflow_exists` when the slug is taken, curated slugs included). */
+  create(account: Account, definition: WorkflowDefinition): WorkflowDefinition {
+    const own = this.own(account);
+    const taken = CURATED_WORKFLOWS.some((item) => item.slug === definition.slug) || (own.get(definition.slug) && !own.get(definition.slug)?.deleted_at);
+    if (taken) throw workflowError(409, 'workflow_exists', `A workflow with the slug "${definition.slug}" already exists`);
+    own.set(definition.slug, definition);
+    return definition;
+  }
+
+  /** An organisation workflow to change; curated ones are 403 `cannot_edit_svc_workflow`. */
+  editable(account: Account, slug: string): WorkflowDefinition {
+    const definition = this.get(account, slug);
+    if (definition.scope === 'curated') {
+      throw workflowError(403, 'cannot_edit_svc_workflow', `Workflow "${slug}" is curated and read-only`);
+    }
+    return definition;
+  }
+
   /** Soft-deletes an organisation workflow; curated ones are 403 `cannot_edit_svc_workflow`. */
   delete(account: Account, slug: string): { slug: string; deleted_at: string } {
     const definition = this.get(account, slug);
@@ -69,7 +87,7 @@ export function pickVersion(definition: WorkflowDefinition, version?: number): W
 }
 
 /** Resolves a workflow version's template with checked parameters. */
-export function resolveDefinition(definition: WorkflowDefinition, params: Readonly<Record<string, unknown>>, version?: number): WorkflowResolution {
+export function resolveDefinition(definition: WorkflowDefinition, params: Readonly<Record<string, unknown>> = {}, version?: number): WorkflowResolution {
   const chosen = pickVersion(definition, version);
   const values = checkWorkflowParams(definition.slug, chosen.variables, params);
   const { template } = chosen;

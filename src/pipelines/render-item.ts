@@ -56,7 +56,7 @@ export function renderItemRequest(definition: PipelineDefinition, item: KeyedIte
       return { kind: 'deepresearch', request: renderChecked(createTaskRequest, step.config, values, at, item) };
     case 'batch': {
       const task = renderChecked(batchTaskInput, { query: step.config.query, id: item.key }, values, at, item);
-      return { kind: 'batch', task: { id: task.id, query: task.query }, ...(step.config.mode ? { mode: step.config.mode } : {}) };
+      return { kind: 'batch', task: { id: task.id ?? item.key, query: task.query }, ...(step.config.mode ? { mode: step.config.mode } : {}) };
     }
     case 'workflow': {
       const { workflow_id: slug, version, params, ...rest } = step.config;

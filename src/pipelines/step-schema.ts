@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { answerRequest, contentsRequest, createBatchRequest, createTaskRequest, metadata, researchMode, searchRequest, hitlConfig } from '../api/schemas';
+import { answerRequest, contentsRequest, createBatchFields, createTaskRequest, metadata, researchMode, searchRequest, hitlConfig } from '../api/schemas';
 import { dateOrTemplate, templateText, urlOrTemplate } from './fields';
 
 // Each step reuses the request schema of its API route, so a field means and checks the same here as
@@ -23,7 +23,7 @@ export const deepresearchStep = z.strictObject({
 
 /** `batch`: every item becomes a task of one service batch that shares this configuration. */
 export const batchStep = z.strictObject({
-  ...createBatchRequest.shape,
+  ...createBatchFields,
   query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
 }).meta({ description: "Items become tasks of one service batch with shared configuration (no checkpoints, deliverables, files, MCP servers or previous reports)" });
 

@@ -35,18 +35,20 @@ export interface CreateTaskContext {
  * decision before the create is ever sent again.
  */
 export async function createTaskDurably(ctx: CreateTaskContext): Promise<CreatedResearchTask> {
+  // Before the first send: a task the service made for us cannot be older (beyond clock skew).
+  const createdAfter = new Date().toISOString();
   // Every create after the first looks for an earlier one's task before sending (after a resume too).
   let creates = 0;
   for (;;) {
     try {
       // Not cancellable while in flight: a create abandoned midway could leave a task nobody follows.
       return await untilOperatorFixes(
-        () => CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, mayHaveBeenSent: creates++ > 0 })),
+        () => CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}) })),
         ctx.operator,
       );
     } catch (error) {
       if (failureType(error) !== FailureType.CreateOutcomeUnknown) throw error;
-      const found = await reconcile(ctx);
+      const found = await reconcile(ctx, createdAfter);
       if (found) return found;
       log.warn('create outcome unknown and no task found after reconciling: creating again', { requestKey: ctx.requestKey });
     }
@@ -54,29 +56,33 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
 }
 
 /**
- * Looks for the task the lost create may have made; undefined when the task list, read at least once,
- * never showed it. When the list cannot be read at all, only an operator's decision (or a webhook naming
- * the task) settles it: creating again blindly could pay for the task twice.
+ * Looks for the task the lost create may have made; undefined only when the last lookup showed it was
+ * not created. When the lookups cannot settle it (the list cannot be read, or candidates do not show
+ * whose they are), only an operator's decision (or a webhook naming the task) does: creating again
+ * blindly could pay for the task twice.
  */
-async function reconcile(ctx: CreateTaskContext): Promise<CreatedResearchTask | undefined> {
+async function reconcile(ctx: CreateTaskContext, createdAfter: string): Promise<CreatedResearchTask | undefined> {
   ctx.model.waitingFor = 'reconciling_create';
   ctx.model.detail = 'create sent but no answer came back: looking for the task before creating again (or send resolveCreate)';
   ctx.publish();
-  let listRead = false;
+  const query = ctx.request.query ?? ctx.request.input;
+  // A later inconclusive lookup outweighs an earlier "absent": the task may have shown up meanwhile.
+  let lastShowedAbsent = false;
   for (const delayMs of [0, ...(ctx.reconcileDelaysMs ?? RECONCILE_DELAYS_MS)]) {
     if (delayMs > 0) await condition(ctx.hasDecision, delayMs);
     if (ctx.hasDecision()) return decide(ctx);
     try {
-      const found = await ctx.lookups.findResearchTask({ requestKey: ctx.requestKey });
-      listRead = true;
+      const found = await ctx.lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) });
       if (found) return found;
+      lastShowedAbsent = true;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      log.warn('could not read the task list while reconciling a create', { requestKey: ctx.requestKey, error: String(error) });
+      lastShowedAbsent = false;
+      log.warn('could not settle whether a lost create made a task', { requestKey: ctx.requestKey, error: String(error) });
     }
   }
-  if (listRead) return undefined;
-  ctx.model.detail = 'create sent but no answer came back, and the task list cannot be read: send resolveCreate with {adoptTaskId} or {createAgain: true}';
+  if (lastShowedAbsent) return undefined;
+  ctx.model.detail = 'create sent but no answer came back, and the task list cannot be read or does not settle whether the task exists: send resolveCreate with {adoptTaskId} or {createAgain: true}';
   ctx.publish();
   await condition(ctx.hasDecision);
   return decide(ctx);

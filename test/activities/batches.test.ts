@@ -10,7 +10,7 @@ const counts = (total: number) => ({ total, queued: total, running: 0, completed
 const batch = (overrides: Record<string, unknown> = {}) => ({ batch_id: 'batch_1', status: 'open', counts: counts(0), ...overrides });
 const listTasks = (query: Record<string, string>) => ({ path: '/v1/deepresearch/batches/batch_1/tasks', method: 'GET', query });
 const page = (ids: string[], lastKey: string | null, hasMore: boolean) => ({
-  tasks: ids.map((id) => ({ deepresearch_id: `dr_${id}`, batch_task_id: id, status: 'queued' })),
+  tasks: ids.map((id) => ({ deepresearch_id: `dr_${id}`, task_id: id, query: `q ${id}`, status: 'queued', created_at: '2025-01-01T00:00:00Z' })),
   pagination: { count: ids.length, last_key: lastKey, has_more: hasMore },
 });
 const tasks = (ids: string[]) => ids.map((id) => ({ id, query: `question ${id}` }));
@@ -128,9 +128,9 @@ describe('collectResearchBatchPage', () => {
   test('stores every ended task of the page and reports the others by status', async () => {
     t.service.intercept(listTasks({ limit: '2', include_output: 'true', last_key: 'k0' })).reply(200, {
       tasks: [
-        { deepresearch_id: 'dr_a', batch_task_id: 'a/1', status: 'completed', output: '# A', sources: [{ url: 'https://a.example' }], cost: 0.1 },
-        { deepresearch_id: 'dr_b', batch_task_id: 'b', status: 'failed', error: 'tool budget', output: { partial: true } },
-        { deepresearch_id: 'dr_c', status: 'running' },
+        { deepresearch_id: 'dr_a', task_id: 'a/1', query: 'A', status: 'completed', created_at: '2025-01-01T00:00:00Z', output: '# A', sources: [{ url: 'https://a.example' }], cost: 0.1 },
+        { deepresearch_id: 'dr_b', task_id: 'b', query: 'B', status: 'failed', created_at: '2025-01-01T00:00:00Z', error: 'tool budget', output: { partial: true } },
+        { deepresearch_id: 'dr_c', query: 'C', status: 'running', created_at: '2025-01-01T00:00:00Z' },
       ],
       pagination: { count: 3, last_key: 'k1', has_more: true },
     });

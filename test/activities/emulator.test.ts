@@ -56,7 +56,7 @@ describe('activities against the emulator', () => {
     const downloads = [
       [stored.pdf, task.pdf_url],
       ...stored.deliverables.map((ref, index) => [ref, task.deliverables?.[index]?.url]),
-      ...stored.images.map((ref, index) => [ref, task.images?.[index]?.url]),
+      ...stored.images.map((ref, index) => [ref, task.images?.[index]?.image_url]),
     ] as const;
     expect(stored.deliverables[0]?.key).toMatch(/\.csv$/);
     expect(stored.images.length).toBeGreaterThan(0);

@@ -20,7 +20,7 @@ export class ActivityTestEnvironment extends MockActivityEnvironment {
   // would leave service calls no time at all: give each attempt a minute from now, as a worker would.
   constructor(info: Partial<Info> = {}, options?: ConstructorParameters<typeof MockActivityEnvironment>[1]) {
     const now = Date.now();
-    super({ startToCloseTimeoutMs: 60_000, scheduledTimestampMs: now, currentAttemptScheduledTimestampMs: now, ...info }, options);
+    super({ startToCloseTimeoutMs: 60_000, currentAttemptScheduledTimestampMs: now, ...info }, options);
   }
 
   /** Runs one activity with its input, typed from the activity itself. */

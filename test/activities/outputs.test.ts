@@ -15,8 +15,8 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 9, 9, 9]);
 const completedTask = taskBody({
   status: 'completed', output_type: 'markdown', output: REPORT, sources: SOURCES, cost: 0.5, completed_at: '2025-01-01T00:10:00Z',
   pdf_url: `${ORIGIN}/v1/files/dr_1/report.pdf`,
-  deliverables: [{ id: 'del_1', type: 'csv', title: 'Market share', filename: '../../etc/market share.csv', url: `${ORIGIN}/v1/deepresearch/tasks/dr_1/assets/del_1` }],
-  images: [{ url: `${CDN}/img/chart%201.png` }],
+  deliverables: [{ id: 'del_1', request: 'Market share table', type: 'csv', status: 'completed', title: '../../etc/market share.csv', url: `${ORIGIN}/v1/deepresearch/tasks/dr_1/assets/del_1`, created_at: 1_735_689_600_000 }],
+  images: [{ image_id: 'chart 1', image_type: 'chart', title: 'Market share by year', image_url: `${CDN}/img/chart%201.png`, created_at: 1_735_689_600_000 }],
 });
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
@@ -110,7 +110,7 @@ describe('storeResearchOutputs', () => {
   });
 
   test('a listed file the service no longer has is named in missing; the rest is stored', async () => {
-    t.service.intercept(STATUS).reply(200, taskBody({ status: 'completed', output: REPORT, deliverables: [{ id: 'del_9', type: 'excel', title: 'Model', url: `${ORIGIN}/v1/x/del_9` }] }));
+    t.service.intercept(STATUS).reply(200, taskBody({ status: 'completed', output: REPORT, deliverables: [{ id: 'del_9', request: 'A model', type: 'xlsx', status: 'completed', title: 'Model', url: `${ORIGIN}/v1/x/del_9`, created_at: 1_735_689_600_000 }] }));
     t.service.intercept({ path: '/v1/x/del_9', method: 'GET' }).reply(404, { success: false, error: 'asset not found' });
     const stored = await t.env().call(t.activities.storeResearchOutputs, { deepresearchId: 'dr_1', keyPrefix: 'p' });
     expect(stored.report).toBeDefined();

@@ -5,6 +5,9 @@ import { API_KEY, INTAKE, WORKFLOW_ID, createdTask, jsonOf, networkError, useTes
 const CREATE = { path: '/v1/deepresearch/tasks', method: 'POST' } as const;
 const LIST = { path: '/v1/deepresearch/list?limit=100', method: 'GET' } as const;
 const SECRET = 'a'.repeat(64);
+const status = (id: string) => ({ path: `/v1/deepresearch/tasks/${id}/status`, method: 'GET' }) as const;
+/** A `GET /deepresearch/list` item as the JS client types it: no metadata, `created_at` in milliseconds. */
+const listItem = (overrides: Record<string, unknown> = {}) => ({ deepresearch_id: 'dr_1', query: 'EV battery supply chains', status: 'running', created_at: 1_735_689_600_000, ...overrides });
 const input = { request: { query: 'EV battery supply chains', mode: 'fast' as const, metadata: { team: 'ops' } }, requestKey: 'run-1:item-7' };
 
 const testbed = useTestbed();
@@ -82,21 +85,28 @@ describe('createResearchTask', () => {
     expect(JSON.stringify(error) + String(error)).not.toContain(API_KEY);
   });
 
-  test('attempt 2 adopts the task found by its request key and sends no second POST', async () => {
+  test('attempt 2 adopts the task whose full record carries the request key, and sends no second POST', async () => {
     await t.secrets.put('dr_1', SECRET);
-    t.service.intercept(LIST).reply(200, { tasks: [
-      { deepresearch_id: 'dr_other', status: 'running', mode: 'fast', created_at: '2025-01-01T00:00:05Z', metadata: { rp_request_key: 'other' } },
-      { deepresearch_id: 'dr_1', status: 'queued', mode: 'fast', created_at: '2025-01-01T00:00:00Z', metadata: { rp_request_key: 'run-1:item-7' } },
-    ] });
+    t.service.intercept(LIST).reply(200, [
+      listItem({ deepresearch_id: 'dr_other', query: 'Something else', created_at: 1_735_689_605_000 }),
+      listItem({ deepresearch_id: 'dr_1', status: 'queued' }),
+    ]);
+    t.service.intercept(status('dr_1')).reply(200, taskBody({ status: 'queued', mode: 'fast', metadata: { team: 'ops', rp_request_key: 'run-1:item-7' } }));
     const created = await t.env({ attempt: 2 }).call(t.activities.createResearchTask, input);
     expect(created).toEqual({ deepresearchId: 'dr_1', status: 'queued', mode: 'fast', createdAt: '2025-01-01T00:00:00Z', webhookConfigured: true, adopted: true });
   });
 
-  test('attempt 2 creates when the list has no task with the key', async () => {
-    t.service.intercept(LIST).reply(200, { tasks: [] });
+  test('attempt 2 creates when the whole list has no task with the query', async () => {
+    t.service.intercept(LIST).reply(200, [listItem({ deepresearch_id: 'dr_0', query: 'Another question' })]);
     t.service.intercept(CREATE).reply(200, createdTask());
     const created = await t.env({ attempt: 2 }).call(t.activities.createResearchTask, input);
     expect(created).toMatchObject({ deepresearchId: 'dr_1', adopted: false, webhookConfigured: false });
+  });
+
+  test('attempt 2 does not create when a task with the query hides whose it is: CreateOutcomeUnknown', async () => {
+    t.service.intercept(LIST).reply(200, [listItem()]);
+    t.service.intercept(status('dr_1')).reply(200, taskBody({ query: input.request.query }));
+    await expect(t.env({ attempt: 2 }).call(t.activities.createResearchTask, input)).rejects.toMatchObject({ type: FailureType.CreateOutcomeUnknown, nonRetryable: true });
   });
 
   test('a cancelled activity abandons the call and reports cancellation', async () => {
@@ -109,19 +119,48 @@ describe('createResearchTask', () => {
 });
 
 describe('findResearchTask', () => {
-  test('returns null when no task carries the key', async () => {
-    t.service.intercept(LIST).reply(200, { tasks: [{ deepresearch_id: 'dr_9', status: 'running', metadata: {} }] });
-    expect(await t.env().call(t.activities.findResearchTask, { requestKey: 'run-1:item-7' })).toBeNull();
+  const find = { requestKey: 'run-1:item-7', query: input.request.query, createdAfter: '2025-01-01T00:00:00Z' };
+
+  test('returns null when every candidate belongs to another request and the list holds all tasks', async () => {
+    t.service.intercept(LIST).reply(200, [listItem()]);
+    t.service.intercept(status('dr_1')).reply(200, taskBody({ metadata: { rp_request_key: 'run-1:item-8' } }));
+    expect(await t.env().call(t.activities.findResearchTask, find)).toBeNull();
   });
 
-  test('fills mode and creation time from the task when the list omits them, and adopts the oldest duplicate', async () => {
-    t.service.intercept(LIST).reply(200, { tasks: [
-      { deepresearch_id: 'dr_new', status: 'running', metadata: { rp_request_key: 'k' } },
-      { deepresearch_id: 'dr_old', status: 'completed', metadata: { rp_request_key: 'k' } },
-    ] });
-    t.service.intercept({ path: '/v1/deepresearch/tasks/dr_old/status', method: 'GET' }).reply(200, taskBody({ deepresearch_id: 'dr_old', status: 'completed', mode: 'heavy' }));
-    const found = await t.env().call(t.activities.findResearchTask, { requestKey: 'k' });
+  test('ignores tasks with another query or created before the send (beyond clock skew) without reading them', async () => {
+    t.service.intercept(LIST).reply(200, [
+      listItem({ deepresearch_id: 'dr_q', query: 'Another question' }),
+      listItem({ deepresearch_id: 'dr_old', created_at: '2024-12-31T23:00:00Z' }),
+    ]);
+    expect(await t.env().call(t.activities.findResearchTask, find)).toBeNull();
+  });
+
+  test('adopts the oldest of two tasks carrying the key, with mode and creation time from its full record', async () => {
+    t.service.intercept(LIST).reply(200, [listItem({ deepresearch_id: 'dr_new', created_at: 1_735_689_660_000 }), listItem({ deepresearch_id: 'dr_old' })]);
+    t.service.intercept(status('dr_new')).reply(200, taskBody({ deepresearch_id: 'dr_new', metadata: { rp_request_key: 'run-1:item-7' } }));
+    t.service.intercept(status('dr_old')).reply(200, taskBody({ deepresearch_id: 'dr_old', status: 'completed', mode: 'heavy', metadata: { rp_request_key: 'run-1:item-7' } }));
+    const found = await t.env().call(t.activities.findResearchTask, find);
     expect(found).toEqual({ deepresearchId: 'dr_old', status: 'completed', mode: 'heavy', createdAt: '2025-01-01T00:00:00Z', webhookConfigured: false, adopted: true });
+  });
+
+  test('is CreateOutcomeUnknown when a candidate shows no metadata', async () => {
+    t.service.intercept(LIST).reply(200, [listItem()]);
+    t.service.intercept(status('dr_1')).reply(200, taskBody({ query: input.request.query }));
+    const failure = t.env().call(t.activities.findResearchTask, find);
+    await expect(failure).rejects.toMatchObject({ type: FailureType.CreateOutcomeUnknown, nonRetryable: true });
+    await expect(failure).rejects.toHaveProperty('message', expect.stringContaining('dr_1'));
+  });
+
+  test('is CreateOutcomeUnknown when a full page does not reach back to the send time', async () => {
+    const page = Array.from({ length: 100 }, (_, index) => listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: '2025-01-01T00:05:00Z' }));
+    t.service.intercept(LIST).reply(200, page);
+    await expect(t.env().call(t.activities.findResearchTask, find)).rejects.toMatchObject({ type: FailureType.CreateOutcomeUnknown, message: expect.stringContaining('do not reach back') });
+  });
+
+  test('a full page that reaches back before the send time settles that nothing was created', async () => {
+    const page = Array.from({ length: 100 }, (_, index) => listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: index < 99 ? '2025-01-01T00:05:00Z' : '2024-12-01T00:00:00Z' }));
+    t.service.intercept(LIST).reply(200, page);
+    expect(await t.env().call(t.activities.findResearchTask, find)).toBeNull();
   });
 });
 

@@ -84,8 +84,8 @@ const action = { success: true, message: 'ok', deepresearch_id: 'dr_1' };
 const batch = { batch_id: 'batch_1', name: 'scan', status: 'open', mode: 'fast', counts };
 const workflow = { slug: 'competitor-scan', name: 'Competitor scan', scope: 'curated', version: 2, recommended_mode: 'standard' };
 const datasource = {
-  id: 'svc/svc-stocks', name: 'Stocks', description: 'Equity prices', category: 'markets', topics: ['equities'], modality: 'tabular',
-  example_queries: ['AAPL closing price'], pricing: { cpm: 1.5 }, update_frequency: 'daily', size: 'large',
+  id: 'svc/svc-stocks', name: 'Stocks', description: 'Equity prices', category: 'markets', type: 'structured', topics: ['equities'], modality: ['tabular'],
+  example_queries: ['AAPL closing price'], pricing: { cpm: 1.5 }, update_frequency: 'daily', size: 60_000,
 };
 
 describe('happy paths: search, contents and answer', () => {
@@ -112,7 +112,10 @@ describe('happy paths: search, contents and answer', () => {
   });
 
   test('contents posts the URLs and returns the extracted pages', async () => {
-    const body = { success: true, results: [{ url: 'https://a.example', title: 'A', content: 'clean text' }] };
+    const body = { success: true, results: [
+      { url: 'https://a.example', status: 'success', title: 'A', content: 'clean text', length: 10, source: 'web' },
+      { url: 'https://b.invalid', status: 'failed', error: 'unreachable' },
+    ] };
     const sent = serve('POST', '/v1/contents', body);
     await expect(client.contents({ urls: ['https://a.example'], summary: true, extract_effort: 'high' })).resolves.toEqual(body);
     expect(only(sent, 'POST', '/v1/contents').body).toEqual({ urls: ['https://a.example'], summary: true, extract_effort: 'high' });
@@ -194,8 +197,8 @@ describe('happy paths: tasks', () => {
   });
 
   test('listTasks passes the limit and returns the tasks', async () => {
-    const tasks = [{ deepresearch_id: 'dr_2', status: 'completed' }, { deepresearch_id: 'dr_1', status: 'running', query: 'q' }];
-    const sent = serve('GET', '/v1/deepresearch/list?limit=2', { success: true, tasks });
+    const tasks = [{ deepresearch_id: 'dr_2', query: 'p', status: 'completed', created_at: CREATED_AT }, { deepresearch_id: 'dr_1', status: 'running', query: 'q', created_at: CREATED_AT }];
+    const sent = serve('GET', '/v1/deepresearch/list?limit=2', tasks);
     await expect(client.listTasks({ limit: 2 })).resolves.toEqual(tasks);
     only(sent, 'GET', '/v1/deepresearch/list?limit=2');
   });
@@ -277,7 +280,7 @@ describe('happy paths: batches', () => {
   const page = (ids: string[], lastKey: string | null, hasMore: boolean) => ({
     success: true,
     batch_id: 'batch_1',
-    tasks: ids.map((id) => ({ deepresearch_id: id, status: 'completed', batch_task_id: `item-${id}` })),
+    tasks: ids.map((id) => ({ deepresearch_id: id, task_id: `item-${id}`, query: `q ${id}`, status: 'completed', created_at: CREATED_AT })),
     pagination: { count: ids.length, last_key: lastKey, has_more: hasMore },
   });
 

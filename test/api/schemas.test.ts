@@ -226,8 +226,12 @@ describe('searchRequest', () => {
     ]);
   });
 
-  test.each(['2024-02-30', '2023-02-29', '2024-13-01', '2024-1-5', '20240105', '2024-01-05T00:00:00Z'])('refuses the date %s', (date) => {
-    expect(problems(s.searchRequest, { query: 'q', start_date: date })).toEqual(['start_date: must be a date in YYYY-MM-DD form']);
+  test.each(['2024-02-30', '2023-02-29', '2024-13-01', '2024-1-5', '20240105', '2024-01-05T25:00:00Z'])('refuses the date %s', (date) => {
+    expect(problems(s.searchRequest, { query: 'q', start_date: date })).toEqual(['start_date: must be YYYY-MM-DD or an ISO 8601 date-time']);
+  });
+
+  test('accepts a full date-time bound, as the JS client sends with historical_cache', () => {
+    expect(problems(s.searchRequest, { query: 'q', start_date: '2024-01-05T09:30:00Z', historical_cache: true, historical_cache_strict: 'prefer' })).toEqual([]);
   });
 
   test('accepts a leap day and refuses an end before the start', () => {

@@ -66,7 +66,7 @@ describe('DeepResearch batches', () => {
       expect(pages.map((page) => page.pagination.count)).toEqual([100, 100, 50]);
       expect(pages.map((page) => page.pagination.has_more)).toEqual([true, true, false]);
       const listed = pages.flatMap((page) => page.tasks);
-      expect(listed.map((task) => task.batch_task_id)).toEqual(entries(0, 250).map((entry) => entry.id));
+      expect(listed.map((task) => task.task_id)).toEqual(entries(0, 250).map((entry) => entry.id));
       expect(listed.every((task) => task.status === 'completed' && task.output === undefined)).toBe(true);
 
       const [webhook] = await receiver.waitFor(1);
@@ -83,7 +83,7 @@ describe('DeepResearch batches', () => {
     await h.client.addBatchTasks(batch.batch_id, entries(0, 5));
     await h.advance(minutes(3));
     const completed = await allTasks(batch.batch_id, { status: 'completed' });
-    expect(completed.map((task) => task.batch_task_id)).toEqual(['item-0', 'item-1']);
+    expect(completed.map((task) => task.task_id)).toEqual(['item-0', 'item-1']);
     expect(completed[0]!.output).toBeUndefined();
     const withOutput = await allTasks(batch.batch_id, { status: 'completed', include_output: true });
     expect(String(withOutput[0]!.output)).toMatch(/^# Question number 0/);
@@ -130,7 +130,7 @@ describe('DeepResearch batches', () => {
     const refused = await h.call('POST', `/deepresearch/batches/${batchId}/tasks`, { tasks: entries(0, 3) }, 'key_small_balance');
     expect(refused.status).toBe(402);
     const batch = await h.call('GET', `/deepresearch/batches/${batchId}`, undefined, 'key_small_balance');
-    expect(batch.json).toMatchObject({ batch: { status: 'open', counts: { total: 0 }, cost: 0 } });
+    expect(batch.json).toMatchObject({ status: 'open', counts: { total: 0 }, cost: 0 });
     expect(h.emulator.accounts.find('key_small_balance')!.creditsUsd).toBe(1);
   });
 
@@ -140,7 +140,7 @@ describe('DeepResearch batches', () => {
     await h.client.addBatchTasks(batch.batch_id, entries(0, 10));
     await h.advance(minutes(3));
     const cancelled = await h.client.cancelBatch(batch.batch_id);
-    expect(cancelled).toEqual({ success: true, batch_id: batch.batch_id, status: 'cancelled', cancelled_count: 7 });
+    expect(cancelled).toEqual({ batch_id: batch.batch_id, status: 'cancelled', cancelled_count: 7, message: expect.stringContaining('7') });
     expect(await h.client.getBatch(batch.batch_id)).toMatchObject({ status: 'cancelled', counts: { total: 10, completed: 3, cancelled: 7, running: 0, queued: 0 } });
     await h.advance(minutes(10));
     expect((await h.client.getBatch(batch.batch_id)).status).toBe('cancelled');

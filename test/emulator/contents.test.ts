@@ -1,6 +1,7 @@
 import type { ResearchClient } from '../../src/api/client';
 import type { RunningEmulator } from '../../src/emulator/server';
 import { rawCall, startWithClient, useEmulator } from './helpers';
+import { FakeClock } from '../support/fake-clock';
 
 describe('POST /v1/contents', () => {
   let emulator: RunningEmulator;
@@ -43,6 +44,31 @@ describe('POST /v1/contents', () => {
     const response = await client.contents({ urls: ['https://down.invalid/page', 'https://example.org/ok'] });
     expect(response).toMatchObject({ urls_requested: 2, urls_processed: 1, urls_failed: 1, total_cost_dollars: 0.001 });
     expect(response.error).toContain('https://down.invalid/page');
+    expect(response.results.map((result) => [result.url, result.status])).toEqual([['https://down.invalid/page', 'failed'], ['https://example.org/ok', 'success']]);
+    expect(response.results[0]).toEqual({ url: 'https://down.invalid/page', status: 'failed', error: expect.any(String) });
+    expect(response.results[1]).toMatchObject({ source: 'web', content: expect.any(String) });
+  });
+
+  it('runs more than 10 URLs as an async job: 202, then the job route reports the results once it has ended', async () => {
+    const clock = new FakeClock();
+    const started0 = await startWithClient({ clock });
+    const { client } = started0;
+    const urls = Array.from({ length: 12 }, (_, index) => `https://example.org/page-${index}`);
+    const started = await client.startContentsJob({ urls });
+    expect(started).toMatchObject({ job_id: expect.any(String), status: 'pending', urls_total: 12 });
+    expect((await client.getContentsJob(started.job_id)).status).toMatch(/pending|processing/);
+    await clock.advanceTo(clock.now() + 60_000);
+    const done = await client.getContentsJob(started.job_id);
+    expect(done).toMatchObject({ status: 'completed', urls_processed: 12, urls_failed: 0, actual_cost_dollars: 0.012 });
+    expect(done.results).toHaveLength(12);
+    await started0.close();
+  });
+
+  it('refuses more than 10 URLs without async, naming the field', async () => {
+    const urls = Array.from({ length: 11 }, (_, index) => `https://example.org/page-${index}`);
+    const answer = await rawCall(emulator, 'POST', '/contents', { body: { urls } });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ error: expect.stringContaining('urls: at most 10 URLs per request') });
   });
 
   it('truncates content to response_length', async () => {

@@ -28,9 +28,11 @@ describe('datasources', () => {
     expect(datasources.map((datasource) => datasource.id).sort()).toEqual([...SPEC_IDS].sort());
     for (const datasource of datasources) {
       expect(datasource).toMatchObject({
-        name: expect.any(String), description: expect.any(String), topics: expect.any(Array), modality: expect.any(String),
-        example_queries: expect.any(Array), pricing: { cpm: expect.any(Number) }, size: expect.any(String), access_modes: expect.arrayContaining(['search', 'deepresearch']),
+        name: expect.any(String), description: expect.any(String), type: expect.stringMatching(/^(structured|unstructured)$/), topics: expect.any(Array),
+        example_queries: expect.any(Array), pricing: { cpm: expect.any(Number) }, access_modes: expect.arrayContaining(['search', 'deepresearch']),
       });
+      expect(datasource.modality?.every((modality) => ['text', 'images', 'tabular'].includes(modality))).toBe(true);
+      expect(datasource.size === undefined || Number.isInteger(datasource.size)).toBe(true);
       expect(DATASOURCE_CATEGORIES).toContain(datasource.category);
       expect(['real-time', 'daily', 'weekly', 'monthly', 'quarterly']).toContain(datasource.update_frequency);
     }

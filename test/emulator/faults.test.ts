@@ -65,7 +65,8 @@ describe('fault injection', () => {
     expect(stats.droppedConnections).toEqual({ 'deepresearch.create': 1 });
     emulator.faults.replace({});
     const tasks = await client.listTasks();
-    expect(tasks.map((task) => task.metadata)).toEqual([{ item: 'a-1' }]);
+    expect(tasks.map((task) => task.query)).toEqual(['an ambiguous outcome']);
+    expect((await client.getTask(tasks[0]!.deepresearch_id)).metadata).toEqual({ item: 'a-1' });
   });
 
   it('applies the * entry to every route without its own', async () => {

@@ -94,7 +94,7 @@ describe('DeepResearch checkpoints', () => {
     const done = await h.client.getTask(id);
     expect(done.status).toBe('completed');
     expect(String(done.output)).not.toContain('revised at review');
-    expect(done.hitl_history).toEqual([expect.objectContaining({ type: 'outline_review', response: { approved: true }, resumed_from_pause: false })]);
+    expect(done.hitl_history).toEqual([expect.objectContaining({ type: 'outline_review', response: { approved: true }, auto_continued: false })]);
   });
 
   test.each([
@@ -153,7 +153,10 @@ describe('DeepResearch checkpoints', () => {
     await h.advance(minutes(2));
     const done = await h.client.getTask(id);
     expect(done.status).toBe('completed');
-    expect(done.hitl_history).toEqual([expect.objectContaining({ type: 'source_review', resumed_from_pause: true })]);
+    // Answered after the pause: not continued on its own, and answered later than the timeout.
+    expect(done.hitl_history).toEqual([expect.objectContaining({ type: 'source_review', auto_continued: false })]);
+    const [entry] = done.hitl_history ?? [];
+    expect((entry?.responded_at ?? 0) - (entry?.created_at ?? 0)).toBeGreaterThan(5 * 60_000);
     expect(done.sources?.some((source) => String(source.url).includes('wikipedia.org'))).toBe(false);
   });
 

@@ -33,14 +33,14 @@ describe('DeepResearch task lifecycle', () => {
     const done = await h.client.getTask(created.deepresearch_id);
     expect(done).toMatchObject({ status: 'completed', output_type: 'markdown', cost: 0.1, completed_at: '2025-01-01T00:03:00.000Z' });
     expect(done.progress).toBeUndefined();
-    expect(done.cost_breakdown).toMatchObject({ base_price_usd: 0.1, total_usd: 0.1 });
+    expect(done.cost_breakdown).toEqual({ task: 0.1 });
     expect(typeof done.output).toBe('string');
     const report = String(done.output);
     expect(report).toMatch(/^# Battery supply chain risks/);
     expect(report).toMatch(/\[1\]/);
     expect(done.sources?.length).toBe(6);
     for (const source of done.sources ?? []) expect(report).toContain(String(source.url));
-    expect(done.images?.[0]?.url).toMatch(/\/v1\/deepresearch\/tasks\/.+\/assets\/image-1\?token=/);
+    expect(done.images?.[0]).toMatchObject({ image_id: 'image-1', image_type: 'chart', image_url: expect.stringMatching(/\/v1\/deepresearch\/tasks\/.+\/assets\/image-1\?token=/), created_at: expect.any(Number) });
   });
 
   test('the status route answers at both /status and the bare task path', async () => {
@@ -83,7 +83,7 @@ describe('DeepResearch task lifecycle', () => {
     expect(poor.status).toBe(402);
     expect(poor.json).toMatchObject({ success: false, error: expect.stringMatching(/top up/i) });
     const list = await h.call('GET', '/deepresearch/list', undefined, 'key_poor_account');
-    expect(list.json).toEqual({ success: true, tasks: [] });
+    expect(list.json).toEqual([]);
     const cheap = await h.call('POST', '/deepresearch/tasks', { query: QUERY, mode: 'fast' }, 'key_poor_account');
     expect(cheap.status).toBe(200);
     expect(h.emulator.accounts.find('key_poor_account')!.creditsUsd).toBeCloseTo(0.2, 6);
@@ -186,12 +186,17 @@ describe('DeepResearch task lifecycle', () => {
     expect(refused.status).toBe(403);
   });
 
-  test('the recent-task list is newest first with metadata, and honours limit', async () => {
+  test('the recent-task list is a bare array, newest first, without metadata, and honours limit', async () => {
     h = await startResearchHarness();
     for (const item of ['one', 'two', 'three']) await h.client.createTask({ query: `${QUERY} ${item}`, metadata: { item } });
+    const raw = await h.call('GET', '/deepresearch/list?limit=10');
+    expect(Array.isArray(raw.json)).toBe(true);
+    expect(raw.json).toEqual([expect.not.objectContaining({ metadata: expect.anything() }), expect.anything(), expect.anything()]);
     const all = await h.client.listTasks({ limit: 10 });
-    expect(all.map((task) => task.metadata?.item)).toEqual(['three', 'two', 'one']);
-    expect(all[0]).toMatchObject({ status: 'running', mode: 'standard', query: `${QUERY} three` });
+    expect(all.map((task) => task.query)).toEqual(['one', 'two', 'three'].reverse().map((item) => `${QUERY} ${item}`));
+    expect(all[0]).toMatchObject({ status: 'running', created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    // The full record still carries the metadata: that is what reconciliation reads.
+    expect((await h.client.getTask(all[0]!.deepresearch_id)).metadata).toEqual({ item: 'three' });
     expect((await h.client.listTasks({ limit: 2 })).length).toBe(2);
     const bad = await h.call('GET', '/deepresearch/list?limit=0');
     expect(bad.status).toBe(400);

@@ -1,5 +1,6 @@
 import type { ResearchClient } from '../../src/api/client';
 import { ResearchApiError } from '../../src/api/errors';
+import { contentText } from '../../src/api/schemas';
 import { findDataset } from '../../src/emulator/catalogue';
 import type { RunningEmulator } from '../../src/emulator/server';
 import { clientWithKey, KEYS, rawCall, rejectionOf, TEST_ACCOUNTS, useEmulator } from './helpers';
@@ -29,7 +30,7 @@ describe('POST /v1/search', () => {
   it('prices a result by its source CPM per thousand tokens of content', async () => {
     const response = await client.search({ query: 'retrieval augmented generation survey', included_sources: ['svc/svc-arxiv'] });
     const [result] = response.results;
-    const cpm = findDataset('svc/svc-arxiv')?.pricing.cpm ?? 0;
+    const cpm = findDataset('svc/svc-arxiv')?.pricing?.cpm ?? 0;
     expect(result?.price).toBeCloseTo((cpm * Math.ceil((result?.length ?? 0) / 4)) / 1000, 6);
     expect(result).toMatchObject({ source: 'svc/svc-arxiv', source_type: 'paper', doi: expect.any(String), authors: expect.any(Array), data_type: 'unstructured' });
   });
@@ -45,7 +46,7 @@ describe('POST /v1/search', () => {
     [{ query: '' }, 'query: is required'],
     [{ query: 'robots', max_price: 0 }, 'max_price'],
     [{ query: 'robots', source_biases: { 'acme-robotics.com': 9 } }, 'source_biases.acme-robotics.com'],
-    [{ query: 'robots', start_date: '2025-02-30' }, 'start_date: must be a date in YYYY-MM-DD form'],
+    [{ query: 'robots', start_date: '2025-02-30' }, 'start_date: must be YYYY-MM-DD or an ISO 8601 date-time'],
     [{ query: 'robots', start_date: '2025-02-01', end_date: '2025-01-01' }, 'end_date: must not be before start_date'],
     [{ query: 'robots', excluded_sources: ['academic'] }, 'excluded_sources[0]: presets such as "academic" are not supported'],
     [{ query: 'robots', included_sources: ['svc/svc-nothing'] }, 'included_sources[0]: unknown dataset "svc/svc-nothing"'],
@@ -138,7 +139,7 @@ describe('POST /v1/search', () => {
 
   it('truncates content to response_length', async () => {
     const short = await client.search({ query: 'Acme Robotics', response_length: 120, max_num_results: 20 });
-    expect(short.results.every((result) => result.length <= 120 && result.content.length === result.length)).toBe(true);
+    expect(short.results.every((result) => result.length <= 120 && contentText(result.content).length === result.length)).toBe(true);
     const named = await client.search({ query: 'Acme Robotics', response_length: 'short' });
     expect(named.results.every((result) => result.length <= 300)).toBe(true);
   });
@@ -186,5 +187,21 @@ describe('POST /v1/search', () => {
     expect(error).toMatchObject({ status: 402, serviceMessage: 'Insufficient credits. Please top up your account.' });
     expect(emulator.accounts.find(KEYS.poor)?.creditsUsd).toBe(0);
     await poor.close();
+  });
+});
+
+describe('structured results', () => {
+  let client: ResearchClient;
+  useEmulator({ accounts: TEST_ACCOUNTS }, (started) => {
+    client = clientWithKey(started.emulator, KEYS.full);
+  });
+
+  it('returns a market dataset record as rows with data_type structured, priced by their JSON length', async () => {
+    const response = await client.search({ query: 'ACMR daily prices', included_sources: ['svc/svc-stocks'] });
+    const result = response.results.find((item) => item.source === 'svc/svc-stocks');
+    expect(result?.data_type).toBe('structured');
+    expect(Array.isArray(result?.content)).toBe(true);
+    expect(result?.content).toContainEqual(expect.objectContaining({ symbol: 'ACMR', close: 38.12 }));
+    expect(result?.length).toBe(JSON.stringify(result?.content).length);
   });
 });

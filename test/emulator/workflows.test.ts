@@ -13,23 +13,28 @@ describe('workflows (beta)', () => {
 
   it('lists curated and organisation workflows with their current version and variables', async () => {
     const workflows = await client.listWorkflows();
-    const slugs = workflows.map((workflow) => `${workflow.scope}:${workflow.slug}`);
+    const slugs = workflows.map((workflow) => `${workflow.is_valyu ? 'curated' : 'organization'}:${workflow.slug}`);
     expect(slugs).toEqual(expect.arrayContaining(['curated:company-profile', 'curated:competitor-scan', 'curated:literature-review', 'organization:weekly-market-brief', 'organization:vendor-risk-review']));
     const profile = workflows.find((workflow) => workflow.slug === 'company-profile');
-    expect(profile).toMatchObject({ version: 2, recommended_mode: 'standard' });
-    expect(profile?.variables?.map((variable) => variable.name)).toEqual(['company', 'website', 'focus']);
+    expect(profile).toMatchObject({ version: 2, recommended_mode: 'standard', title: 'Company profile' });
+    expect(profile?.variables?.map((variable) => variable.key)).toEqual(['company', 'website', 'focus']);
+    expect(profile?.variables?.[2]).toMatchObject({ type: 'enum', validation: { enum: ['overview', 'financials', 'products'] } });
   });
 
   it('filters the list by scope', async () => {
-    const answer = await rawCall(emulator, 'GET', '/workflows?scope=curated');
-    expect(answer.json).toMatchObject({ workflows: expect.any(Array) });
-    const { workflows } = answer.json as { workflows: Array<{ scope: string }> };
-    expect(new Set(workflows.map((workflow) => workflow.scope))).toEqual(new Set(['curated']));
+    const answer = await rawCall(emulator, 'GET', '/workflows?scope=valyu');
+    expect(answer.json).toMatchObject({ workflows: expect.any(Array), total: 4 });
+    const { workflows } = answer.json as { workflows: Array<{ is_valyu: boolean }> };
+    expect(new Set(workflows.map((workflow) => workflow.is_valyu))).toEqual(new Set([true]));
+    const refused = await rawCall(emulator, 'GET', '/workflows?scope=curated');
+    expect(refused.json).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('query.scope') });
   });
 
   it('gets one workflow by slug', async () => {
     const workflow = await client.getWorkflow('literature-review');
-    expect(workflow).toMatchObject({ slug: 'literature-review', scope: 'curated', version: 2 });
+    expect(workflow).toMatchObject({ slug: 'literature-review', is_valyu: true, version: 2, prompt: expect.stringContaining('{{topic}}') });
+    const pinned = await rawCall(emulator, 'GET', '/workflows/literature-review?version=1');
+    expect(pinned.json).toMatchObject({ slug: 'literature-review', version: 1, changelog: 'First version.' });
   });
 
   it('lists immutable versions with exactly one current', async () => {
@@ -85,7 +90,7 @@ describe('workflows (beta)', () => {
   it('answers 400 invalid_request for a malformed preview body', async () => {
     const answer = await rawCall(emulator, 'POST', '/workflows/company-profile/preview', { body: { params: {} } });
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('workflow_params') });
+    expect(answer.json).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('params') });
   });
 
   it('soft-deletes an organisation workflow, which then is gone from list and get', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../../shared/guards';
+import { resultContent } from './search';
 import { ANSWER_COUNTRY_CODES, checkDateOrder, isoDate, jsonLength, searchType, sourceBiases, sourceList } from './common';
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` is 1). */
@@ -43,8 +44,8 @@ export const answerRequest = z
   .superRefine(checkDateOrder);
 export type AnswerRequest = z.input<typeof answerRequest>;
 
-/** A search result inside the answer stream. */
-export const answerSearchResult = z.looseObject({ title: z.string(), url: z.string(), content: z.string().optional() });
+/** A search result inside the answer stream; like a Search result, its content may be structured. */
+export const answerSearchResult = z.looseObject({ title: z.string(), url: z.string(), content: resultContent.optional() });
 
 /** First event: the search results the answer is grounded in. */
 export const answerSearchResultsEvent = z.looseObject({ search_results: z.array(answerSearchResult) });

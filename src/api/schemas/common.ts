@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../../shared/guards';
 
 /** A calendar date as the service writes it: `YYYY-MM-DD`, and a real date. */
 export const isoDate = z.iso.date({ error: 'must be a date in YYYY-MM-DD form' });
@@ -33,6 +34,29 @@ export const MODES = {
 /** A DeepResearch mode. */
 export const researchMode = z.enum(['fast', 'standard', 'heavy', 'max']);
 export type ResearchMode = z.infer<typeof researchMode>;
+
+/**
+ * A mode as the service reports it. Both official clients list `lite`, a deprecated name the Python
+ * client maps to `standard` before sending; a reported `lite` reads as `standard`, the mode it became.
+ */
+export const reportedMode = z
+  .enum(['fast', 'standard', 'heavy', 'max', 'lite'], { error: 'must be fast, standard, heavy, max (or the deprecated lite)' })
+  .transform((mode): ResearchMode => (mode === 'lite' ? 'standard' : mode));
+
+/**
+ * A timestamp the service writes either as ISO 8601 text (the Python client's type) or as a number (the JS
+ * client's type for list items), read as ISO text. Numbers below 1e11 are taken as Unix seconds, others as
+ * milliseconds: no date after 1973 is ambiguous under that rule.
+ */
+export const serviceTimestamp = z.union([
+  z.string().min(1).refine((text) => !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 date-time'),
+  z.number().nonnegative().transform((value) => new Date(value < 1e11 ? value * 1000 : value).toISOString()),
+]);
+
+/** Accepts a bare array, or the array under `key` of a wrapper object (some deployments wrap lists). */
+export function arrayOrWrapped<S extends z.ZodType>(key: string, item: S) {
+  return z.preprocess((body) => (isRecord(body) && Array.isArray(body[key]) ? body[key] : body), z.array(item));
+}
 
 /** Free-form key-value pairs attached to a task or batch. */
 export const metadata = z.record(z.string(), z.unknown());

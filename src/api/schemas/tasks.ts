@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadata, researchMode, taskActionResponse } from './common';
+import { metadata, reportedMode, researchMode, serviceTimestamp, taskActionResponse } from './common';
 import { webhookUrl } from './webhook-url';
 import { interaction } from './checkpoints';
 
@@ -32,12 +32,33 @@ export const deliverableRequest = z.union([
   }),
 ]);
 
+/**
+ * One tool's setting: on or off, or `{ enabled, max_calls }` (the JS client's `ToolConfig`: `max_calls` can
+ * only lower the service's own limit, and 0 turns the tool off).
+ */
+export const toolSetting = z.union([
+  z.boolean(),
+  z.strictObject({
+    enabled: z.boolean().optional(),
+    max_calls: z.int({ error: 'must be a whole number' }).min(0, 'must be 0 or more').optional(),
+  }),
+], { error: 'must be a boolean or { enabled, max_calls }' });
+export type ToolSetting = z.infer<typeof toolSetting>;
+
+/** True when a tool setting turns the tool on (`max_calls: 0` turns it off). */
+export function toolEnabled(setting: unknown): boolean {
+  if (setting === true) return true;
+  if (typeof setting !== 'object' || setting === null) return false;
+  const { enabled, max_calls: maxCalls } = setting as { enabled?: unknown; max_calls?: unknown };
+  return enabled !== false && maxCalls !== 0;
+}
+
 /** Optional agent tools. */
 export const tools = z.looseObject({
-  code_execution: z.boolean().optional(),
-  screenshots: z.boolean().optional(),
-  browser_use: z.boolean().optional(),
-  charts: z.boolean().optional(),
+  code_execution: toolSetting.optional(),
+  screenshots: toolSetting.optional(),
+  browser_use: toolSetting.optional(),
+  charts: toolSetting.optional(),
 });
 
 /** Human-in-the-loop checkpoints to enable; they run in this order. */
@@ -93,6 +114,7 @@ const taskRequestFields = {
   workflow_id: z.string().min(1).optional(),
   workflow_params: z.record(z.string(), z.unknown()).optional(),
   workflow_version: z.int().positive().optional(),
+  brand_collection_id: z.string().min(1, 'must not be empty').optional(),
 };
 
 type AliasPair = readonly [current: string, deprecated: string];
@@ -144,7 +166,7 @@ export type NormalisedTaskRequest = z.output<typeof createTaskRequest>;
 export const createTaskResponse = z.looseObject({
   deepresearch_id: z.string().min(1),
   status: z.enum(['queued', 'running']),
-  mode: researchMode,
+  mode: reportedMode,
   created_at: z.string(),
   metadata: metadata.optional(),
   public: z.boolean().optional(),
@@ -153,27 +175,67 @@ export const createTaskResponse = z.looseObject({
 });
 export type CreateTaskResponse = z.infer<typeof createTaskResponse>;
 
-/** A generated file attached to a completed task. */
+/**
+ * A generated file of a completed task (both clients' `DeliverableResult`): `request` is the description it
+ * was asked for, `url` a token-signed download link, `created_at` a Unix timestamp.
+ */
 export const deliverableFile = z.looseObject({
-  id: z.string().optional(),
-  type: z.string().optional(),
-  title: z.string().optional(),
-  filename: z.string().optional(),
-  url: z.string().optional(),
-  size: z.int().optional(),
-  status: z.string().optional(),
+  id: z.string().min(1),
+  request: z.string(),
+  type: z.string().min(1),
+  status: z.enum(['completed', 'failed']),
+  title: z.string(),
+  description: z.string().optional(),
+  url: z.string(),
+  s3_key: z.string().optional(),
+  row_count: z.int().min(0).optional(),
+  column_count: z.int().min(0).optional(),
+  error: z.string().optional(),
+  created_at: z.number(),
 });
 export type DeliverableFile = z.infer<typeof deliverableFile>;
 
+/** A chart, generated image or screenshot of a completed task (the clients' `ImageMetadata`); `image_id` is the asset id. */
+export const taskImage = z.looseObject({
+  image_id: z.string().min(1),
+  image_type: z.string().min(1),
+  title: z.string(),
+  description: z.string().optional(),
+  image_url: z.string().min(1),
+  created_at: z.number(),
+  chart_type: z.string().optional(),
+});
+export type TaskImage = z.infer<typeof taskImage>;
+
 /** A cited source. */
 export const taskSource = z.looseObject({ title: z.string().optional(), url: z.string().optional() });
+
+/** What a task cost, itemised in USD (the clients' `DeepResearchCostBreakdown`). */
+export const costBreakdown = z.looseObject({
+  task: z.number().nonnegative(),
+  screenshots: z.number().nonnegative().optional(),
+  code_execution: z.number().nonnegative().optional(),
+  deliverables: z.number().nonnegative().optional(),
+});
+export type CostBreakdown = z.infer<typeof costBreakdown>;
+
+/** A checkpoint already answered (or continued without an answer), as `hitl_history` lists it. */
+export const hitlHistoryEntry = z.looseObject({
+  interaction_id: z.string().min(1),
+  type: z.string().min(1),
+  created_at: z.number(),
+  responded_at: z.number().optional(),
+  auto_continued: z.boolean(),
+  response: z.record(z.string(), z.unknown()).optional(),
+});
+export type HitlHistoryEntry = z.infer<typeof hitlHistoryEntry>;
 
 /** `GET /v1/deepresearch/tasks/{id}/status` response (spec 2.6). */
 export const task = z.looseObject({
   deepresearch_id: z.string(),
   status: taskStatus,
   query: z.string(),
-  mode: researchMode,
+  mode: reportedMode,
   created_at: z.string(),
   output_formats: z.array(z.unknown()).optional(),
   public: z.boolean().optional(),
@@ -184,17 +246,17 @@ export const task = z.looseObject({
   output: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
   sources: z.array(taskSource).optional(),
   cost: z.number().optional(),
-  cost_breakdown: z.record(z.string(), z.unknown()).optional(),
-  tools: z.record(z.string(), z.unknown()).optional(),
+  cost_breakdown: costBreakdown.optional(),
+  tools: tools.optional(),
   completed_at: z.string().optional(),
   pdf_url: z.string().optional(),
-  images: z.array(z.looseObject({ url: z.string().optional() })).optional(),
+  images: z.array(taskImage).optional(),
   deliverables: z.array(deliverableFile).optional(),
   messages: z.array(z.unknown()).optional(),
   error: z.string().optional(),
-  hitl_config: z.record(z.string(), z.unknown()).optional(),
+  hitl_config: z.record(z.string(), z.boolean()).optional(),
   interaction: interaction.optional(),
-  hitl_history: z.array(z.unknown()).optional(),
+  hitl_history: z.array(hitlHistoryEntry).optional(),
   metadata: metadata.optional(),
 });
 export type Task = z.infer<typeof task>;
@@ -213,17 +275,20 @@ export const setTaskPublicResponse = z.looseObject({
 });
 export type SetTaskPublicResponse = z.infer<typeof setTaskPublicResponse>;
 
-/** One entry of `GET /v1/deepresearch/list`. */
+/**
+ * One entry of `GET /v1/deepresearch/list` (the clients' `DeepResearchTaskListItem`). It carries no
+ * metadata; `created_at` comes as a number (JS client) or ISO text (Python client) and is read as ISO text.
+ */
 export const taskSummary = z.looseObject({
-  deepresearch_id: z.string(),
+  deepresearch_id: z.string().min(1),
+  query: z.string(),
+  input: z.string().optional(),
+  title: z.string().optional(),
   status: taskStatus,
-  query: z.string().optional(),
-  mode: researchMode.optional(),
-  created_at: z.string().optional(),
-  metadata: metadata.optional(),
-  batch_id: z.string().optional(),
+  created_at: serviceTimestamp,
+  public: z.boolean().optional(),
 });
 export type TaskSummary = z.infer<typeof taskSummary>;
 
-/** `GET /v1/deepresearch/list?limit=N` response: the most recent tasks first. */
-export const listTasksResponse = z.looseObject({ success: z.boolean().optional(), tasks: z.array(taskSummary) });
+/** `GET /v1/deepresearch/list?limit=N` response: a bare array, most recent first. */
+export const listTasksResponse = z.array(taskSummary);

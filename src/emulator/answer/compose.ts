@@ -1,4 +1,4 @@
-import type { SearchResult } from '../../api/schemas';
+import { contentText, type SearchResult } from '../../api/schemas';
 import { roundUsd } from '../accounts';
 import { generateFromSchema } from '../structured-output';
 
@@ -26,7 +26,7 @@ function markdownAnswer(query: string, results: readonly SearchResult[]): string
   if (results.length === 0) {
     return `I could not find sources that answer "${query}". Try a broader question, other sources or a wider date range.`;
   }
-  const points = results.slice(0, 4).map((result, index) => `- ${firstSentence(result.content)} [${index + 1}]`);
+  const points = results.slice(0, 4).map((result, index) => `- ${firstSentence(contentText(result.content))} [${index + 1}]`);
   const sources = results.map((result, index) => `[${index + 1}] ${result.title} - ${result.url}`);
   return [`Based on ${results.length} source${results.length === 1 ? '' : 's'}, here is what is known about "${query}":`, '', ...points, '', 'Sources:', ...sources].join('\n');
 }
@@ -41,7 +41,7 @@ export function composeAnswer(input: {
   const structured = input.structuredOutput !== undefined;
   const text = structured ? JSON.stringify(generateFromSchema(input.structuredOutput, input.query)) : markdownAnswer(input.query, input.results);
   const promptCharacters = input.query.length + (input.systemInstructions ?? '').length
-    + input.results.reduce((sum, result) => sum + result.content.length + result.title.length, 0);
+    + input.results.reduce((sum, result) => sum + result.length + result.title.length, 0);
   const inputTokens = 250 + Math.ceil(promptCharacters / 4);
   const outputTokens = Math.ceil(text.length / 4);
   const aiCostUsd = roundUsd((inputTokens * INPUT_PRICE_PER_MILLION + outputTokens * OUTPUT_PRICE_PER_MILLION) / 1_000_000);

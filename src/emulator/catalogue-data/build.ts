@@ -23,6 +23,17 @@ export interface EntryFields {
   open?: boolean;
 }
 
+const MULTIPLIERS: Record<string, number> = { '': 1, K: 1e3, M: 1e6, B: 1e9 };
+
+/**
+ * The record count of a size label such as `1.2M documents`, or undefined when it has none (the clients
+ * type `size` as a number; the spec's table shows text).
+ */
+export function recordCount(size: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([KMB]?)\b/.exec(size);
+  return match ? Math.round(Number(match[1]) * (MULTIPLIERS[match[2] ?? ''] ?? 1)) : undefined;
+}
+
 /** Every catalogue dataset is usable from Search, Answer and DeepResearch (spec 2.9). */
 const ACCESS_MODES = ['search', 'answer', 'deepresearch'];
 
@@ -33,12 +44,14 @@ export function entry(id: string, category: string, group: string, fields: Entry
     name: fields.name,
     description: fields.description,
     category,
+    // The clients' modalities are text, images and tabular; a time series is a table.
+    type: fields.modality === 'text' ? 'unstructured' : 'structured',
     topics: fields.topics,
-    modality: fields.modality,
+    modality: [fields.modality === 'text' ? 'text' : 'tabular'],
     example_queries: fields.examples,
     pricing: { cpm: fields.cpm },
     update_frequency: fields.frequency,
-    size: fields.size,
+    ...(recordCount(fields.size) === undefined ? {} : { size: recordCount(fields.size) }),
     access_modes: [...ACCESS_MODES],
     requires_subscription: !fields.open,
     group,

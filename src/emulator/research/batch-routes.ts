@@ -21,7 +21,7 @@ export function batchRoutes(batches: BatchService): EmulatorRoute[] {
     { method: 'POST', pattern: BASE, name: 'batches.create', requiresInference: true,
       handle: (request) => ok(shapeResponse(batchSchema, batches.create(request.account, request.body))) },
     { method: 'GET', pattern: BASE, name: 'batches.list', requiresInference: true,
-      handle: (request) => ok(shapeResponse(listBatchesResponse, batches.list(request.account))) },
+      handle: (request) => ok(shapeResponse(listBatchesResponse, batches.list(request.account, request.query))) },
     { method: 'GET', pattern: `${BASE}/:id`, name: 'batches.get', requiresInference: true,
       handle: (request) => ok(shapeResponse(getBatchResponse, batches.get(request.account, id(request)))) },
     { method: 'POST', pattern: `${BASE}/:id/tasks`, name: 'batches.addTasks', requiresInference: true,

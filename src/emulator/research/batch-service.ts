@@ -1,21 +1,24 @@
+import { z } from 'zod';
 import {
   addBatchTasksRequest, createBatchRequest, listBatchTasksQuery,
-  type AddBatchTasksResponse, type Batch, type CancelBatchResponse, type ListBatchTasksResponse,
+  type AddBatchTasksResponse, type Batch, type CancelBatchResponse, type listBatchTasksResponse,
 } from '../../api/schemas/batches';
 import type { TaskStatus } from '../../api/schemas/tasks';
 import { generateWebhookSecret } from '../../api/webhooks';
 import { randomUuid } from '../random';
 import { EmulatorHttpError, type Account, type EmulatorContext } from '../types';
-import { parseRequest } from '../validation';
+import { liteAsStandard, parseRequest } from '../validation';
 import { allStopped, emptyCounts, recount, type BatchRecord } from './batch-record';
 import type { ResearchOptions } from './options';
 import { roundUsd } from '../accounts';
 import { newTaskRecord, outputFormatsOf, priceOf, toolSetOf } from './task-factory';
 import type { TaskRecord } from './task-record';
 import type { TaskService } from './task-service';
-import { taskView } from './views';
+import { batchTaskView } from './views';
 import { batchView, batchWebhookBody, queryObject } from './batch-views';
 import type { WebhookSender } from './webhook-sender';
+
+const listBatchesQuery = z.strictObject({ limit: z.int().min(1, 'must be at least 1').max(100, 'must be at most 100').optional() });
 
 const FINISHED: ReadonlySet<string> = new Set(['completed', 'completed_with_errors', 'cancelled']);
 
@@ -34,7 +37,7 @@ export class BatchService {
   /** `POST /v1/deepresearch/batches`: an `open` batch; the webhook secret is shown only here. */
   create(account: Account, body: unknown): Batch {
     const now = this.tasks.lifecycle.sync();
-    const request = parseRequest(createBatchRequest, body);
+    const request = parseRequest(createBatchRequest, liteAsStandard(body));
     const batch: BatchRecord = {
       id: `batch_${randomUuid(this.ctx.random)}`,
       organization: account.organization,
@@ -66,24 +69,25 @@ export class BatchService {
     return { ...batchView(batch), ...(batch.webhookSecret ? { webhook_secret: batch.webhookSecret } : {}) };
   }
 
-  /** `GET .../batches/:id`. */
-  get(account: Account, id: string): { success: true; batch: Batch } {
+  /** `GET .../batches/:id`: the batch itself, as both official clients read it. */
+  get(account: Account, id: string): Batch {
     this.tasks.lifecycle.sync();
-    return { success: true, batch: batchView(this.#require(id, account)) };
+    return batchView(this.#require(id, account));
   }
 
-  /** `GET /v1/deepresearch/batches`: newest first. */
-  list(account: Account): { success: true; batches: Batch[] } {
+  /** `GET /v1/deepresearch/batches[?limit=N]`: a bare array, newest first. */
+  list(account: Account, query: URLSearchParams): Batch[] {
     this.tasks.lifecycle.sync();
-    const ids = this.#byOrganization.get(account.organization) ?? [];
-    return { success: true, batches: [...ids].reverse().flatMap((id) => { const batch = this.#batches.get(id); return batch ? [batchView(batch)] : []; }) };
+    const { limit } = parseRequest(listBatchesQuery, queryObject(query), 'query');
+    const ids = [...(this.#byOrganization.get(account.organization) ?? [])].reverse().slice(0, limit);
+    return ids.flatMap((id) => { const batch = this.#batches.get(id); return batch ? [batchView(batch)] : []; });
   }
 
   /**
    * `POST .../batches/:id/tasks`: 1 to 100 tasks. The whole add is charged in one go, so a short
    * balance rejects all of it with 402 and adds nothing.
    */
-  add(account: Account, id: string, body: unknown): AddBatchTasksResponse & { success: true } {
+  add(account: Account, id: string, body: unknown): AddBatchTasksResponse {
     const now = this.tasks.lifecycle.sync();
     const batch = this.#require(id, account);
     const { tasks } = parseRequest(addBatchTasksRequest, body);
@@ -91,7 +95,7 @@ export class BatchService {
       throw EmulatorHttpError.of(409, `Batch is ${batch.status}; tasks can be added only while it is open or processing`);
     }
     tasks.forEach((entry, index) => {
-      if (batch.keys.has(entry.id)) throw EmulatorHttpError.of(400, `Invalid request parameters: tasks[${index}].id: duplicate task id "${entry.id}" (already in this batch)`);
+      if (entry.id !== undefined && batch.keys.has(entry.id)) throw EmulatorHttpError.of(400, `Invalid request parameters: tasks[${index}].id: duplicate task id "${entry.id}" (already in this batch)`);
     });
     const price = priceOf(batch.config, this.options);
     this.ctx.accounts.charge(account, roundUsd(price.costUsd * tasks.length), `deepresearch batch ${batch.id}: ${tasks.length} ${batch.config.mode} tasks`);
@@ -105,18 +109,18 @@ export class BatchService {
       }, this.ctx.random, this.options, now);
       batch.positions.set(task.id, batch.taskIds.length);
       batch.taskIds.push(task.id);
-      batch.keys.add(entry.id);
+      if (entry.id !== undefined) batch.keys.add(entry.id);
       this.tasks.lifecycle.admit(task, now, false);
-      // Keyed with the batch task id too: equal metadata across a batch is not a duplicate creation.
-      this.ctx.stats.recordTaskCreated({ ...metadata, batch_id: batch.id, batch_task_id: entry.id });
-      return { task_id: entry.id, deepresearch_id: task.id, status: 'queued' as const };
+      // Keyed with the batch task id (or the task's own id) too: equal metadata across a batch is not a duplicate creation.
+      this.ctx.stats.recordTaskCreated({ ...metadata, batch_id: batch.id, batch_task_id: entry.id ?? task.id });
+      return { ...(entry.id !== undefined ? { task_id: entry.id } : {}), deepresearch_id: task.id, status: 'queued' as const };
     });
     this.tasks.lifecycle.fillCapacity(now);
-    return { success: true, batch_id: batch.id, added: added.length, tasks: added, counts: { ...batch.counts } };
+    return { batch_id: batch.id, added: added.length, tasks: added, counts: { ...batch.counts } };
   }
 
   /** `GET .../batches/:id/tasks`: pages in the order added; `last_key` is the last task id of the previous page. */
-  listTasks(account: Account, id: string, query: URLSearchParams): ListBatchTasksResponse {
+  listTasks(account: Account, id: string, query: URLSearchParams): z.input<typeof listBatchTasksResponse> {
     this.tasks.lifecycle.sync();
     const batch = this.#require(id, account);
     const { status, limit = 50, last_key: lastKey, include_output: includeOutput = false } = parseRequest(listBatchTasksQuery, queryObject(query));
@@ -139,15 +143,14 @@ export class BatchService {
       page.push(task);
     }
     return {
-      success: true,
       batch_id: batch.id,
-      tasks: page.map((task) => taskView(task, view, includeOutput)),
+      tasks: page.map((task) => batchTaskView(task, view, includeOutput)),
       pagination: { count: page.length, last_key: page.at(-1)?.id ?? null, has_more: hasMore },
     };
   }
 
   /** `POST .../batches/:id/cancel`: cancels the batch's queued and running tasks. */
-  cancel(account: Account, id: string): CancelBatchResponse & { success: true } {
+  cancel(account: Account, id: string): CancelBatchResponse {
     const now = this.tasks.lifecycle.sync();
     const batch = this.#require(id, account);
     if (FINISHED.has(batch.status)) throw EmulatorHttpError.of(409, `Batch is already ${batch.status}; only open or processing batches can be cancelled`);
@@ -162,7 +165,7 @@ export class BatchService {
         cancelled += 1;
       }
     }
-    return { success: true, batch_id: batch.id, status: 'cancelled', cancelled_count: cancelled };
+    return { batch_id: batch.id, status: 'cancelled', cancelled_count: cancelled, message: `Batch cancelled; ${cancelled} queued or running task(s) cancelled` };
   }
 
   /** Keeps counts current and finishes the batch (with its webhook) when its last task stops. */

@@ -6,6 +6,7 @@ import { iso } from './views';
 export function batchView(batch: BatchRecord): Batch {
   return {
     batch_id: batch.id,
+    organisation_id: batch.organization,
     ...(batch.name ? { name: batch.name } : {}),
     status: batch.status,
     mode: batch.config.mode,
@@ -15,7 +16,8 @@ export function batchView(batch: BatchRecord): Batch {
     ...(batch.finishedAt !== undefined ? { completed_at: iso(batch.finishedAt) } : {}),
     ...(batch.metadata ? { metadata: batch.metadata } : {}),
     output_formats: [...batch.config.outputFormats],
-    ...(batch.search ? { search: batch.search } : {}),
+    // Both clients read the shared search settings back as `search_params`.
+    ...(batch.search ? { search_params: batch.search } : {}),
     ...(batch.webhookUrl ? { webhook_url: batch.webhookUrl } : {}),
   };
 }

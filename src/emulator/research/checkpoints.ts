@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { checkpointResponseSchemas, type CheckpointType } from '../../api/schemas/checkpoints';
 import type { CheckpointResponse, Interaction } from '../../api/schemas/checkpoints';
+import type { HitlHistoryEntry } from '../../api/schemas/tasks';
 import type { TaskRecord } from './task-record';
 import { candidateSources } from './content/sources';
 import { topicOf } from './content/topic';
@@ -63,14 +64,15 @@ export function interactionView(task: TaskRecord, timeoutMs: number): Interactio
 }
 
 /** The `hitl_history` entries of a task. */
-export function hitlHistoryView(task: TaskRecord): Record<string, unknown>[] {
+export function hitlHistoryView(task: TaskRecord): HitlHistoryEntry[] {
+  // Every emulated checkpoint waits for its answer (a timeout pauses it), so none continued on its own.
   return task.history.map((entry) => ({
     interaction_id: entry.interactionId,
     type: entry.type,
     created_at: entry.createdAt,
     responded_at: entry.respondedAt,
-    resumed_from_pause: entry.afterPause,
-    response: entry.response,
+    auto_continued: false,
+    response: { ...entry.response },
   }));
 }
 

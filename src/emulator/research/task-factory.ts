@@ -1,7 +1,7 @@
 import { roundUsd } from '../accounts';
 import { MODES } from '../../api/schemas/common';
 import { CHECKPOINT_TYPES } from '../../api/schemas/checkpoints';
-import type { NormalisedTaskRequest } from '../../api/schemas/tasks';
+import { toolEnabled, type CostBreakdown, type NormalisedTaskRequest } from '../../api/schemas/tasks';
 import type { ResolvedWorkflow } from '../../api/schemas/workflows';
 import { EmulatorHttpError, type Random } from '../types';
 import { normaliseDeliverables } from './deliverables';
@@ -36,7 +36,7 @@ export function configFromRequest(request: NormalisedTaskRequest, workflow?: Wor
     tools: toolSetOf({ ...resolved?.tools, ...request.tools }),
     deliverables: deliverables.value,
     checkpoints: CHECKPOINT_TYPES.filter((type) => hitl?.[type] === true),
-    ...(hitl ? { hitl: { ...hitl } } : {}),
+    ...(hitl ? { hitl: Object.fromEntries(Object.entries(hitl).filter((entry): entry is [string, boolean] => typeof entry[1] === 'boolean')) } : {}),
     researchStrategy: request.research_strategy ?? resolved?.research_strategy,
     reportFormat: request.report_format ?? resolved?.report_format,
     urls: request.urls ?? [],
@@ -56,23 +56,26 @@ export function outputFormatsOf(formats: readonly (string | Record<string, unkno
   return result.length > 0 ? result : ['markdown'];
 }
 
-/** Every optional tool as an explicit boolean (they default to off). */
+/** Every optional tool as an explicit boolean (they default to off; `{ enabled, max_calls }` counts as on unless it turns the tool off). */
 export function toolSetOf(tools: Record<string, unknown> | undefined): ToolSet {
   return {
-    code_execution: tools?.code_execution === true,
-    screenshots: tools?.screenshots === true,
-    browser_use: tools?.browser_use === true,
-    charts: tools?.charts === true,
+    code_execution: toolEnabled(tools?.code_execution),
+    screenshots: toolEnabled(tools?.screenshots),
+    browser_use: toolEnabled(tools?.browser_use),
+    charts: toolEnabled(tools?.charts),
   };
 }
 
-/** The price of a task: mode price plus a surcharge per enabled tool, itemised. */
-export function priceOf(config: TaskConfig, options: ResearchOptions): { costUsd: number; breakdown: Record<string, unknown> } {
+/**
+ * The price of a task: mode price plus a surcharge per enabled tool, itemised as the clients'
+ * `cost_breakdown` (`task` is the mode price; each charged tool has its own key).
+ */
+export function priceOf(config: TaskConfig, options: ResearchOptions): { costUsd: number; breakdown: CostBreakdown } {
   const base = MODES[config.mode].priceUsd;
   const surcharges: Record<string, number> = {};
   for (const tool of TOOL_NAMES) if (config.tools[tool]) surcharges[tool] = options.toolSurchargesUsd[tool];
   const total = roundUsd(base + Object.values(surcharges).reduce((sum, value) => sum + value, 0));
-  return { costUsd: total, breakdown: { mode: config.mode, base_price_usd: base, tool_surcharges_usd: surcharges, total_usd: total } };
+  return { costUsd: total, breakdown: { task: base, ...surcharges } };
 }
 
 
@@ -84,7 +87,7 @@ export interface NewTaskInput {
   config: TaskConfig;
   metadata?: Record<string, unknown>;
   costUsd: number;
-  costBreakdown: Record<string, unknown>;
+  costBreakdown: CostBreakdown;
   webhookSecret?: string;
   batchId?: string;
   batchTaskId?: string;

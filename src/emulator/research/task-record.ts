@@ -1,5 +1,6 @@
 import type { CheckpointResponse, CheckpointType } from '../../api/schemas/checkpoints';
 import type { ResearchMode } from '../../api/schemas/common';
+import type { CostBreakdown } from '../../api/schemas/tasks';
 import type { TaskStatus } from '../../api/schemas/tasks';
 
 /** A requested output format: `markdown`, `pdf`, `toon` or a JSON Schema object. */
@@ -29,7 +30,7 @@ export interface TaskConfig {
   readonly tools: ToolSet;
   readonly deliverables: readonly DeliverableSpec[];
   readonly checkpoints: readonly CheckpointType[];
-  readonly hitl?: Record<string, unknown>;
+  readonly hitl?: Record<string, boolean>;
   readonly researchStrategy?: string;
   readonly reportFormat?: string;
   readonly urls: readonly string[];
@@ -69,7 +70,7 @@ export interface TaskRecord {
   /** Work time at which the task fails, when it is one of the failing share. */
   readonly failAtWorkMs?: number;
   readonly costUsd: number;
-  readonly costBreakdown: Record<string, unknown>;
+  readonly costBreakdown: CostBreakdown;
   readonly webhookSecret?: string;
   /** Grants access to the task's assets without the owner's key (it goes into asset URLs). */
   readonly assetToken: string;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { respondRequest } from '../../api/schemas/checkpoints';
-import { createTaskRequest, setTaskPublicRequest, updateTaskRequest, type CreateTaskResponse, type SetTaskPublicResponse, type Task, type TaskSummary } from '../../api/schemas/tasks';
+import { createTaskRequest, setTaskPublicRequest, updateTaskRequest, type CreateTaskResponse, type listTasksResponse, type SetTaskPublicResponse, type Task } from '../../api/schemas/tasks';
 import type { RespondResponse } from '../../api/schemas/checkpoints';
 import type { TaskActionResponse } from '../../api/schemas/common';
 import { generateWebhookSecret } from '../../api/webhooks';
 import { randomUuid } from '../random';
 import { EmulatorHttpError, type Account, type EmulatorContext } from '../types';
-import { describeIssues, parseRequest } from '../validation';
+import { describeIssues, liteAsStandard, parseRequest } from '../validation';
 import { resolveWorkflowForTask } from '../workflows-beta';
 import { parseCheckpointResponse, wrongAnswerText } from './checkpoints';
 import type { TaskLifecycle } from './lifecycle';
@@ -33,7 +33,7 @@ export class TaskService {
   /** `POST /v1/deepresearch/tasks`: validates, charges the price, and starts or queues the task. */
   create(account: Account, body: unknown): CreateTaskResponse {
     const now = this.lifecycle.sync();
-    const request = parseRequest(createTaskRequest, body);
+    const request = parseRequest(createTaskRequest, liteAsStandard(body));
     let workflow: WorkflowRun | undefined;
     if (request.workflow_id !== undefined) {
       const resolved = resolveWorkflowForTask(account, request.workflow_id, request.workflow_params ?? {}, request.workflow_version);
@@ -70,10 +70,10 @@ export class TaskService {
   }
 
   /** `GET /v1/deepresearch/list?limit=N`: newest first. */
-  list(account: Account, query: URLSearchParams): { success: true; tasks: TaskSummary[] } {
+  list(account: Account, query: URLSearchParams): z.input<typeof listTasksResponse> {
     this.lifecycle.sync();
     const { limit = 25 } = parseRequest(listQuery, Object.fromEntries(query));
-    return { success: true, tasks: this.lifecycle.store.recent(account.organization, limit).map(summaryView) };
+    return this.lifecycle.store.recent(account.organization, limit).map(summaryView);
   }
 
   /** `POST .../update`: a follow-up instruction, only while running and before the writing phase. */

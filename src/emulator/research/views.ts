@@ -1,4 +1,6 @@
-import type { CreateTaskResponse, Task, TaskSummary } from '../../api/schemas/tasks';
+import type { z } from 'zod';
+import type { batchTaskItem } from '../../api/schemas/batches';
+import type { CreateTaskResponse, DeliverableFile, Task, TaskImage, taskSummary } from '../../api/schemas/tasks';
 import { workAt, type TaskRecord } from './task-record';
 import { currentStep, inWritingPhase, totalSteps, WRITING_PHASE_START } from './timing';
 import { hitlHistoryView, interactionView } from './checkpoints';
@@ -43,18 +45,29 @@ export function createdView(task: TaskRecord): CreateTaskResponse {
   };
 }
 
-/** One entry of the recent-tasks list. */
-export function summaryView(task: TaskRecord): TaskSummary {
-  return {
+/**
+ * One entry of the recent-tasks list: the clients' `DeepResearchTaskListItem`, with no metadata. The JS
+ * client types `created_at` as a number, so it is milliseconds here (the task record has ISO text).
+ */
+export function summaryView(task: TaskRecord): z.input<typeof taskSummary> {
+  return { deepresearch_id: task.id, query: task.query, status: task.status, created_at: task.createdAt, public: task.public };
+}
+
+/** One task of a batch listing (the clients' `BatchTaskListItem`); outputs only with `include_output`. */
+export function batchTaskView(task: TaskRecord, view: ViewContext, includeOutput: boolean): z.input<typeof batchTaskItem> {
+  const item: z.input<typeof batchTaskItem> = {
     deepresearch_id: task.id,
-    status: task.status,
+    ...(task.batchTaskId !== undefined ? { task_id: task.batchTaskId } : {}),
     query: task.query,
-    mode: task.config.mode,
+    status: task.status,
     created_at: iso(task.createdAt),
-    ...(task.metadata ? { metadata: task.metadata } : {}),
-    ...(task.batchId ? { batch_id: task.batchId, batch_task_id: task.batchTaskId } : {}),
     ...(task.finishedAt !== undefined && task.status === 'completed' ? { completed_at: iso(task.finishedAt) } : {}),
+    ...(task.status === 'failed' && task.error ? { error: task.error } : {}),
   };
+  if (!includeOutput) return item;
+  const full = taskView(task, view, true);
+  const { output_type: outputType, output, sources, images, pdf_url: pdfUrl, deliverables, cost } = full;
+  return { ...item, output_type: outputType, output, sources, images, pdf_url: pdfUrl, deliverables, cost };
 }
 
 /** The status response (spec 2.6); `includeOutput` false leaves out outputs (batch listings). */
@@ -102,19 +115,28 @@ function outputFields(task: TaskRecord, view: ViewContext): Partial<Task> {
   if (task.status !== 'completed') return fields;
   fields.output_type = outputs.outputType;
   const files = [...outputs.files.values()];
-  fields.images = files.filter((file) => file.kind === 'image').map((file) => ({
-    id: file.id, type: file.type, title: file.title, url: assetUrl(view.origin, task, file.id), content_type: file.contentType, width: file.width, height: file.height,
+  const createdAt = task.finishedAt ?? view.now;
+  fields.images = files.filter((file) => file.kind === 'image').map((file): TaskImage => ({
+    image_id: file.id, image_type: file.type, deepresearch_id: task.id, title: file.title, image_url: assetUrl(view.origin, task, file.id),
+    s3_key: s3Key(task, file), created_at: createdAt, ...(file.type === 'chart' ? { chart_type: 'bar' } : {}),
   }));
   const pdf = outputs.files.get(PDF_ASSET_ID);
   if (pdf) fields.pdf_url = assetUrl(view.origin, task, pdf.id);
-  if (task.config.deliverables.length > 0) fields.deliverables = files.filter((file) => file.kind === 'deliverable').map((file) => deliverableView(task, file, view.origin));
+  if (task.config.deliverables.length > 0) fields.deliverables = files.filter((file) => file.kind === 'deliverable').map((file) => deliverableView(task, file, view.origin, createdAt));
   return fields;
 }
 
-function deliverableView(task: TaskRecord, file: TaskFile, origin: string): NonNullable<Task['deliverables']>[number] {
+/** Where the service would keep the file (both clients show an `s3_key`); only a label here. */
+function s3Key(task: TaskRecord, file: TaskFile): string {
+  return `deepresearch/${task.id}/${file.filename}`;
+}
+
+/** A generated deliverable: `request` is what was asked for, `title` the file's name. */
+function deliverableView(task: TaskRecord, file: TaskFile, origin: string, createdAt: number): DeliverableFile {
   return {
-    id: file.id, type: file.type, title: file.title, description: file.description, filename: file.filename,
-    url: assetUrl(origin, task, file.id), size: file.bytes().length, content_type: file.contentType, status: 'completed',
+    id: file.id, request: file.description ?? file.title, type: file.type, status: 'completed', title: file.filename,
+    ...(file.description ? { description: file.description } : {}),
+    url: assetUrl(origin, task, file.id), s3_key: s3Key(task, file), created_at: createdAt,
   };
 }
 

@@ -33,6 +33,11 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     publication_date: '2025-03-31',
     keywords: ['share price', 'stock', 'market', 'finance'],
     content: 'ACMR closed March 2025 at 38.12 dollars, up 9.4 percent for the month, after the Acme Picker 4 launch. 30-day average volume 2.8 million shares. 52-week range 21.40 to 41.75 dollars.',
+    records: [
+      { symbol: 'ACMR', date: '2025-03-27', open: 36.9, high: 37.8, low: 36.5, close: 37.41, volume: 2_640_000 },
+      { symbol: 'ACMR', date: '2025-03-28', open: 37.4, high: 38.0, low: 37.1, close: 37.66, volume: 2_310_000 },
+      { symbol: 'ACMR', date: '2025-03-31', open: 37.7, high: 38.4, low: 37.5, close: 38.12, volume: 2_950_000 },
+    ],
   }),
   datasetRecord('svc/svc-fred', 'CPIAUCSL', {
     title: 'Consumer Price Index for All Urban Consumers (CPIAUCSL)',

@@ -21,6 +21,11 @@ export interface CorpusDocument {
   readonly keywords?: readonly string[];
   /** Longer text returned with `include_abstracts` (biomedical papers). */
   readonly fullText?: string;
+  /**
+   * Rows of a structured dataset (market data): such a result's `content` is this array and its
+   * `data_type` is `structured`, as both official clients allow.
+   */
+  readonly records?: readonly Readonly<Record<string, string | number>>[];
 }
 
 /** Builds a web document whose id is its URL. */

@@ -40,7 +40,7 @@ export interface SearchOutcome {
 
 /** The CPM a document's source is priced at. */
 export function cpmOf(document: CorpusDocument): number {
-  return document.source === 'web' ? WEB_CPM : (findDataset(document.source)?.pricing.cpm ?? WEB_CPM);
+  return document.source === 'web' ? WEB_CPM : (findDataset(document.source)?.pricing?.cpm ?? WEB_CPM);
 }
 
 /** Term-overlap relevance in [0, 1): title hits count fully, body hits 0.7; no overlap is 0. */
@@ -105,8 +105,13 @@ export function runSearch(plan: SearchPlan, account: Account, random: Random): S
 
 function toResult(plan: SearchPlan, document: CorpusDocument, score: number): SearchResult {
   const fullText = plan.includeAbstracts && document.fullText ? `${document.content}\n\n${document.fullText}` : document.content;
-  const content = truncate(fullText, plan.maxCharacters);
-  const tokens = Math.ceil(content.length / 4);
+  const text = truncate(fullText, plan.maxCharacters);
+  // A structured dataset returns the rows that fit the length budget (its text when none does); length
+  // and price count their JSON text.
+  const rows = fittingRows(document.records ?? [], plan.maxCharacters);
+  const content = rows.length > 0 ? rows : text;
+  const length = typeof content === 'string' ? content.length : JSON.stringify(content).length;
+  const tokens = Math.ceil(length / 4);
   return {
     id: document.id,
     title: document.title,
@@ -115,15 +120,24 @@ function toResult(plan: SearchPlan, document: CorpusDocument, score: number): Se
     ...(document.description ? { description: document.description } : {}),
     source: document.source,
     price: roundUsd((cpmOf(document) * tokens) / 1000),
-    length: content.length,
-    image_url: null,
+    length,
     ...(plan.fastMode ? {} : { relevance_score: score }),
-    data_type: 'unstructured',
+    data_type: rows.length > 0 ? 'structured' : 'unstructured',
     source_type: document.source_type,
     ...(document.publication_date ? { publication_date: document.publication_date } : {}),
     ...(document.doi ? { doi: document.doi } : {}),
     ...(document.authors ? { authors: [...document.authors] } : {}),
   };
+}
+
+function fittingRows(records: NonNullable<CorpusDocument['records']>, maxCharacters: number): Record<string, string | number>[] {
+  const rows: Record<string, string | number>[] = [];
+  for (const record of records) {
+    const next = [...rows, { ...record }];
+    if (JSON.stringify(next).length > maxCharacters) break;
+    rows.push({ ...record });
+  }
+  return rows;
 }
 
 /** The kind a result counts under in `results_by_source`: `web`, `news` or `proprietary`. */

@@ -25,34 +25,44 @@ export function planFromSearchRequest(body: unknown, account: Account, failOneSo
     included,
     excluded,
     biases: request.source_biases ?? {},
-    startDate: request.start_date,
-    endDate: request.end_date,
+    // A date-time bound (sent with historical_cache) filters by its day: the corpus is dated by day.
+    startDate: request.start_date?.slice(0, 10),
+    endDate: request.end_date?.slice(0, 10),
     fastMode: request.fast_mode ?? false,
     includeAbstracts: request.include_abstracts ?? false,
-    maxCharacters: characterBudget(request.response_length),
+    // url_only asks for short snippets (JS client: "returns shortened snippets").
+    maxCharacters: request.url_only ? URL_ONLY_CHARACTERS : characterBudget(request.response_length),
     maxCpm: request.max_price,
     failOneSource,
   };
 }
 
-/** `results_by_source`: result counts per source kind. */
+/** Characters of content per result with `url_only`. */
+export const URL_ONLY_CHARACTERS = 200;
+
+/** `results_by_source`: result counts per source kind; `web` and `proprietary` are always there (the Python client requires both). */
 export function countBySource(results: readonly SearchResult[]): Record<string, number> {
-  const counts: Record<string, number> = {};
+  const counts: Record<string, number> = { web: 0, proprietary: 0 };
   for (const result of results) counts[sourceKind(result)] = (counts[sourceKind(result)] ?? 0) + 1;
   return counts;
 }
 
 /**
- * `POST /v1/search`: 200 with results, 206 (same shape) when nothing matched or a source failed.
- * Only returned results are charged; the charge is refused as a whole (402) when credits are short.
+ * `POST /v1/search`, and `POST /v1/deepsearch` where the Python client sends it: 200 with results, 206
+ * (same shape) when nothing matched or a source failed. Only returned results are charged; the charge
+ * is refused as a whole (402) when credits are short.
  */
-export function searchRoute(ctx: EmulatorContext, faults: FaultInjector): EmulatorRoute {
+export function searchRoutes(ctx: EmulatorContext, faults: FaultInjector): EmulatorRoute[] {
+  return [searchRoute(ctx, faults, '/v1/search', 'search'), searchRoute(ctx, faults, '/v1/deepsearch', 'deepsearch')];
+}
+
+function searchRoute(ctx: EmulatorContext, faults: FaultInjector, pattern: string, name: string): EmulatorRoute {
   return {
     method: 'POST',
-    pattern: '/v1/search',
-    name: 'search',
+    pattern,
+    name,
     handle: ({ body, account }) => {
-      const plan = planFromSearchRequest(body, account, faults.sourceFails('search'));
+      const plan = planFromSearchRequest(body, account, faults.sourceFails(name));
       const { results, failedSources } = runSearch(plan, account, ctx.random);
       const total = totalPrice(results);
       ctx.accounts.charge(account, total, 'search');
