@@ -158,4 +158,34 @@ budget_usd: 5
     const result = await handle.result();
     expect(result.counts).toMatchObject({ completed: 6, failed: 0 });
   });
+
+  it('runs the synthesis over the collected results and links it from the Markdown index', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(`
+name: brief
+input:
+  items: [Acme, Globex]
+  key: "{{ item | slug }}"
+step:
+  answer:
+    query: "What does {{ item }} sell?"
+    data_max_price: 0.05
+start_rate_per_second: 50
+budget_usd: 2
+synthesis:
+  answer:
+    query: "Compare the companies for {{ pipeline.name }}"
+    data_max_price: 0.05
+outputs:
+  - format: markdown
+`, world, { runKey: 'synth' });
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/brief/synth', args: [input] });
+    const result = await handle.result();
+    expect(result.outputs.synthesis?.key).toBe('pipelines/brief/synth/results/~synthesis.json');
+    const stored = JSON.parse(await readFile(fileURLToPath(result.outputs.synthesis!.uri), 'utf8')) as { output: string };
+    expect(stored.output.length).toBeGreaterThan(0);
+    expect(world.emulator.stats.snapshot().requests.answer).toEqual({ 200: 3 });
+    expect(await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).toContain('Synthesis: [report](../results/~synthesis.json)');
+  });
 });
