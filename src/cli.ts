@@ -2,6 +2,8 @@
 /** The `rp` command: emulator, worker, dev, pipelines and run, parsed by commander. */
 import { Command, CommanderError } from 'commander';
 import { addPipelineCommands } from './commands/pipelines';
+import { addRunCommands } from './commands/runs';
+import { addScheduleCommands } from './commands/schedules';
 import { isHelpExit, usageMessage, UsageError } from './commands/usage';
 import { loadConfig, ConfigError } from './config';
 import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './emulator/command';
@@ -50,7 +52,10 @@ function buildProgram(done: (code: number) => void): Command {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     done(EXIT.ok);
   });
-  addPipelineCommands(program, { stdout: (text) => void process.stdout.write(text), stderr: (text) => void process.stderr.write(text) }, done);
+  const io = { stdout: (text: string) => void process.stdout.write(text), stderr: (text: string) => void process.stderr.write(text) };
+  addPipelineCommands(program, io, done);
+  addRunCommands(program, io, done);
+  addScheduleCommands(program, io, done);
   return program;
 }
 

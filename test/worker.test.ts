@@ -7,7 +7,8 @@ import { createWorkerOptions, openResearchService } from '../src/worker';
 const ACTIVITY_NAMES = [
   'addResearchBatchTasks', 'addResearchInstruction', 'answerResearchCheckpoint', 'cancelResearchBatch', 'cancelResearchTask',
   'collectResearchBatchPage', 'createResearchBatch', 'createResearchTask', 'deleteResearchTask', 'findResearchTask',
-  'getResearchBatch', 'getResearchTask', 'storeResearchOutputs',
+  'getResearchBatch', 'getResearchTask', 'preparePipelineSynthesis', 'readPipelinePage', 'recordPipelineItems', 'runPipelineItem',
+  'storeResearchOutputs', 'writePipelineOutputs',
 ];
 
 describe('createWorkerOptions', () => {

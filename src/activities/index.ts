@@ -2,6 +2,8 @@
 import type { ActivityDeps } from './deps';
 import { batchActivities } from './batches';
 import { outputActivities } from './outputs';
+import { pipelineFanInActivities } from './pipeline-fan-in';
+import { pipelineItemActivities } from './pipeline-items';
 import { taskActionActivities } from './task-actions';
 import { taskActivities } from './tasks';
 
@@ -15,6 +17,8 @@ export function createActivities(deps: ActivityDeps) {
     ...taskActionActivities(deps),
     ...outputActivities(deps),
     ...batchActivities(deps),
+    ...pipelineItemActivities(deps),
+    ...pipelineFanInActivities(deps),
   };
 }
 
@@ -30,3 +34,5 @@ export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './cre
 export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';
 export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
+export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
+export type { WritePipelineOutputsInput, PreparePipelineSynthesisInput } from './pipeline-fan-in';

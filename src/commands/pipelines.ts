@@ -3,6 +3,7 @@ import {
   dryRunPassed, dryRunPipeline, formatDryRunReport, InputError, loadPipelineDefinition, ParameterError,
   parseSetArguments, PipelineDefinitionError, pipelineJsonSchema, stepSpec, type WorkflowPreviewer,
 } from '../pipelines';
+import type { RunOptions } from './runs';
 import { collect, UsageError } from './usage';
 
 /** Where the pipeline commands write. */
@@ -48,7 +49,6 @@ const openConfiguredPreviewer: PreviewerOpener = async (io) => {
 
 /** `rp run <file> --dry-run`: checks every item and prints the estimate; 0 when a run could start, 1 otherwise. */
 export async function runPipeline(file: string, options: { dryRun?: boolean; set?: string[]; runKey?: string }, io: CommandIo, openPreviewer: PreviewerOpener = openConfiguredPreviewer): Promise<number> {
-  if (!options.dryRun) throw new UsageError('run: --dry-run is required (starting real runs comes with the pipeline run workflow)');
   let overrides: Record<string, string>;
   try {
     overrides = parseSetArguments(options.set ?? []);
@@ -88,10 +88,18 @@ export function addPipelineCommands(program: Command, io: CommandIo, done: (code
     .action(async (files: string[]) => done(await validatePipelines(files, io)));
   pipelines.command('schema').description('print the JSON Schema of a definition, for editors')
     .action(() => done(printPipelineSchema(io)));
-  program.command('run').description('run a pipeline (for now: --dry-run checks every item and estimates the cost)')
+  program.command('run').description('start a pipeline run on the worker (--wait shows progress); --dry-run checks every item and estimates the cost')
     .argument('<file>', 'definition file (YAML)')
     .option('--dry-run', 'validate every item, preview service workflows, print estimated cost and calls; spend nothing')
     .option('--set <name=value>', 'set a parameter (repeatable)', collect, [])
-    .option('--run-key <key>', 'run key used in workflow ids (default: dry-run-<date>)')
-    .action(async (file: string, options: { dryRun?: boolean; set?: string[]; runKey?: string }) => done(await runPipeline(file, options, io)));
+    .option('--run-key <key>', 'run key: one run per key, ever (default: manual-<time>; dry run: dry-run-<date>)')
+    .option('--wait', 'show progress until the run ends, then where its outputs are')
+    .option('--resume', 'start a closed run key again, redoing only the items that did not complete')
+    .option('--compare', 'write a change report against the previous completed run of the pipeline')
+    .option('--json', 'print JSON')
+    .action(async (file: string, options: RunOptions & { dryRun?: boolean }) => {
+      if (options.dryRun) return done(await runPipeline(file, options, io));
+      const { startRunCommand } = await import('./runs');
+      done(await startRunCommand(file, options, io));
+    });
 }

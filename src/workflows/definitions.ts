@@ -20,3 +20,5 @@ export const addInstructionUpdate = defineUpdate<{ accepted: true }, [string]>('
 export const researchTaskStateQuery = defineQuery<ResearchTaskState>('researchTaskState');
 /** Batch phase, counts and collection progress. */
 export const researchBatchStateQuery = defineQuery<ResearchBatchState>('researchBatchState');
+
+export { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';

@@ -27,6 +27,8 @@ export const FailureType = {
   TaskFailed: 'ResearchTaskFailed',
   /** A request the workflow refuses before calling the service (e.g. batch limits). */
   InvalidInput: 'ResearchInvalidInput',
+  /** A pipeline run ended in failure (an item failed with `on_item_failure: fail_run`, or its input became unreadable); its outputs were written. */
+  PipelineRunFailed: 'PipelineRunFailed',
 } as const;
 
 /** One of the failure type strings. */

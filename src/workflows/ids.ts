@@ -41,3 +41,22 @@ export function pipelineItemWorkflowId(pipeline: string, run: string, itemKey: s
 export function pipelineRunWorkflowId(pipeline: string, run: string): string {
   return `pipeline-run/${part(pipeline)}/${part(run)}`;
 }
+
+/** Artifact-store folder of one pipeline run: item records, results and output files live below it. */
+export function pipelineRunPrefix(pipeline: string, run: string): string {
+  return `pipelines/${storageKey(pipeline)}/${storageKey(run)}`;
+}
+
+/** Workflow id of a run's DeepResearch synthesis (`~` cannot start an item key, so no item shares it). */
+export function pipelineSynthesisWorkflowId(pipeline: string, run: string): string {
+  return researchTaskWorkflowId({ pipeline, run, item: '~synthesis' });
+}
+
+/**
+ * The run key of a run workflow started without one (a schedule's run): the rest of its id after
+ * `pipeline-run/<pipeline>/`, which a schedule makes unique per fire by appending the time.
+ */
+export function runKeyOfRunWorkflowId(workflowId: string, pipeline: string): string {
+  const prefix = `pipeline-run/${part(pipeline)}/`;
+  return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId.replace(/[/\s]+/g, '-');
+}

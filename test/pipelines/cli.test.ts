@@ -77,8 +77,10 @@ describe('rp pipelines and rp run', () => {
     expect(out()).toContain('item "acme" (item 1): step.deepresearch: {{ item.website }}: missing variable item.website (item has: company)');
   });
 
-  it('refuses a run without --dry-run until the run workflow exists', async () => {
-    await expect(main(['run', path.join(EXAMPLES, 'quick-answers.yaml')])).resolves.toBe(2);
-    expect(err()).toContain('rp: run: --dry-run is required');
+  it('refuses a bad run key or parameter before contacting Temporal (exit 2)', async () => {
+    await expect(main(['run', path.join(EXAMPLES, 'quick-answers.yaml'), '--run-key', 'week 48/x'])).resolves.toBe(2);
+    expect(err()).toContain('rp: --run-key: run key "week 48/x" must be 1 to 128 letters, digits and . _ : @ + ~ -, starting with a letter or digit');
+    await expect(main(['run', path.join(EXAMPLES, 'quick-answers.yaml'), '--set', 'colour=red'])).resolves.toBe(2);
+    expect(err()).toContain('rp: unknown parameter "colour" (parameters: none)');
   });
 });

@@ -24,7 +24,7 @@ describe('recorded histories replay on today\'s workflow code', () => {
 
   it('has recorded histories of the main scenarios to replay', async () => {
     const names = (await fixtures()).map(({ workflowId }) => workflowId);
-    expect(names).toEqual(expect.arrayContaining(['task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'batch-250']));
+    expect(names).toEqual(expect.arrayContaining(['task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'batch-250', 'pipeline-run']));
   });
 
   it('replays every recorded history without a determinism error', async () => {
@@ -32,7 +32,7 @@ describe('recorded histories replay on today\'s workflow code', () => {
     for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'fixtures' }, await fixtures())) results.push(result);
     const failures = results.filter((result) => result.error).map((result) => `${result.workflowId}: ${String(result.error)}`);
     expect(failures).toEqual([]);
-    expect(results.length).toBeGreaterThanOrEqual(6);
+    expect(results.length).toBeGreaterThanOrEqual(7);
   });
 
   it('catches a workflow change that running workflows could not survive', async () => {

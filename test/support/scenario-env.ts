@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { acquireServer, releaseServer, type ServerConnection } from './server/connection';
@@ -18,6 +19,10 @@ import { DEFAULT_WAIT_TIMEOUT_MS, resolveActivities, type ScenarioSetup } from '
 export interface ScenarioEnv {
   /** How many times faster than real time scenario time runs. */
   readonly speed: number;
+  /** The worker's task queue (a client starting workflows for this scenario uses it). */
+  readonly taskQueue: string;
+  /** A client of the run's server, for code under test that takes one (startPipeline, schedules). */
+  readonly client: Client;
   /** Starts a workflow by type name. */
   start<R = unknown>(workflowType: string, options: ScenarioStartOptions): Promise<ScenarioHandle<R>>;
   /** A handle on the latest execution with this id (a child workflow, say). */
@@ -133,7 +138,7 @@ class ServerScenarioEnv implements ScenarioEnv {
 
   private constructor(
     private readonly connection: ServerConnection,
-    private readonly taskQueue: string,
+    readonly taskQueue: string,
     private readonly worker: Worker,
     private readonly running: Promise<void>,
   ) {}
@@ -148,6 +153,10 @@ class ServerScenarioEnv implements ScenarioEnv {
       activities: resolveActivities(setup),
     });
     return new ServerScenarioEnv(connection, taskQueue, worker, worker.run());
+  }
+
+  get client(): Client {
+    return this.connection.env.client;
   }
 
   async start<R = unknown>(workflowType: string, options: ScenarioStartOptions): Promise<ServerWorkflowHandle<R>> {

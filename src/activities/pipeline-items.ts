@@ -1,0 +1,185 @@
+import { log } from '@temporalio/activity';
+import type { AnswerRequest, ContentsRequest, SearchRequest } from '../api';
+import { estimateItem } from '../pipelines/estimate';
+import { InputError } from '../pipelines/input-file';
+import { ItemError, itemKey, SINGLE_ITEM_KEY } from '../pipelines/item-keys';
+import { readItems } from '../pipelines/read-items';
+import { renderItemRequest, type ItemRequest } from '../pipelines/render-item';
+import type { ItemCursor, ItemSource, KeyedItem, PipelineDefinition, RunContext, SourceItem } from '../pipelines/types';
+import type { PipelineItemOutcome, PipelineItemRecord, PlannedItem, PlannedPage, RunParams } from '../workflows/pipeline-types';
+import type { ActivityDeps } from './deps';
+import { callOptions, heartbeat } from './context';
+import { callService, checkedKeyPrefix, invalidInput, rethrowAsFailure } from './errors';
+
+/** Where a run's item record lives. */
+export const itemRecordKey = (prefix: string, key: string): string => `${prefix}/items/${key}.json`;
+/** Where an Answer, Search or Contents item's result lives. */
+export const itemResultKey = (prefix: string, key: string): string => `${prefix}/results/${key}.json`;
+
+/** What identifies a run to the activities that render its items. */
+export interface PipelineRunRef {
+  definition: PipelineDefinition;
+  source: ItemSource;
+  params: RunParams;
+  runKey: string;
+  runDate: string;
+  /** The run's store folder (`pipelineRunPrefix`). */
+  prefix: string;
+}
+
+/** `readPipelinePage` input. */
+export interface ReadPipelinePageInput extends PipelineRunRef {
+  cursor?: ItemCursor;
+  limit: number;
+  /** Items of this page already taken by an earlier execution (after continue-as-new): left out. */
+  skip?: number;
+}
+
+/** `runPipelineItem` input: an Answer, Search or Contents request and where to store its result. */
+export interface RunPipelineItemInput {
+  key: string;
+  request: ItemRequest;
+  prefix: string;
+}
+
+/** `recordPipelineItems` input. */
+export interface RecordPipelineItemsInput {
+  prefix: string;
+  records: PipelineItemRecord[];
+}
+
+/** The template context of a run. */
+export function runContext(run: Pick<PipelineRunRef, 'definition' | 'params' | 'runKey' | 'runDate'>): RunContext {
+  return { params: run.params, pipeline: { name: run.definition.name }, run: { key: run.runKey, date: run.runDate } };
+}
+
+/**
+ * An item's key, or a stand-in (`invalid-<n>`) with the problem when its key cannot be rendered: one
+ * bad row fails alone instead of stopping the run.
+ */
+export function keyOf(definition: PipelineDefinition, source: ItemSource, item: SourceItem, context: RunContext): { key: string; problem?: string } {
+  if (source.kind === 'single') return { key: SINGLE_ITEM_KEY };
+  try {
+    return { key: itemKey(definition.input?.key ?? '', item, context) };
+  } catch (error) {
+    if (error instanceof ItemError) return { key: `invalid-${item.index + 1}`, problem: error.message };
+    throw error;
+  }
+}
+
+/** Reads input items from `cursor`, turning a file that cannot be read into a non-retryable failure naming it. */
+export async function readSourcePage(source: ItemSource, cursor: ItemCursor | undefined, limit: number) {
+  try {
+    return await readItems(source, { cursor, limit });
+  } catch (error) {
+    if (error instanceof InputError) throw invalidInput(error.message);
+    throw error;
+  }
+}
+
+/** Activities that plan, run and record the items of a pipeline run. */
+export function pipelineItemActivities(deps: ActivityDeps) {
+  const { api, store } = deps;
+
+  /** A record an earlier execution of the run left, if any. */
+  async function previousRecord(prefix: string, key: string): Promise<PipelineItemRecord | undefined> {
+    const ref = await store.stat(itemRecordKey(prefix, key));
+    if (!ref) return undefined;
+    try {
+      return JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as PipelineItemRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Reads one page of the run's input from `cursor` and plans each item: its key, its request rendered
+   * and checked by the route's schema, the price to reserve, and whether an earlier execution of this
+   * run (`--resume`) already completed it. Items that cannot run come back with their problem.
+   */
+  async function readPipelinePage(input: ReadPipelinePageInput): Promise<PlannedPage> {
+    const prefix = checkedKeyPrefix(input.prefix);
+    const page = await readSourcePage(input.source, input.cursor, input.limit);
+    const context = runContext(input);
+    const items: PlannedItem[] = [];
+    for (const item of page.items.slice(input.skip ?? 0)) {
+      const { key, problem } = keyOf(input.definition, input.source, item, context);
+      const planned: PlannedItem = { key, index: item.index, where: item.where, reserveUsd: 0 };
+      if (problem) {
+        items.push({ ...planned, problem });
+        continue;
+      }
+      const earlier = await previousRecord(prefix, key);
+      if (earlier?.status === 'completed') {
+        items.push({ ...planned, done: { status: 'completed', costUsd: earlier.costUsd } });
+        continue;
+      }
+      try {
+        const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
+        const estimate = estimateItem(request);
+        items.push({ ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(earlier ? { attempts: 0 } : {}) });
+      } catch (error) {
+        if (!(error instanceof ItemError)) throw error;
+        items.push({ ...planned, problem: error.message });
+      }
+    }
+    return { items, cursor: page.cursor, done: page.done };
+  }
+
+  /** Runs one Answer, Search or Contents item and stores its result; paid calls fail as typed failures (402 stops the run). */
+  async function runPipelineItem({ key, request, prefix }: RunPipelineItemInput): Promise<PipelineItemOutcome> {
+    const folder = checkedKeyPrefix(prefix);
+    let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
+    switch (request.kind) {
+      case 'answer': stored = await answer(request.request); break;
+      case 'search': {
+        const response = await callService(() => api.search(request.request as SearchRequest, callOptions()));
+        stored = { kind: 'search', output: response.results, costUsd: response.total_deduction_dollars };
+        break;
+      }
+      case 'contents': {
+        const response = await callService(() => api.contents(request.request as ContentsRequest, callOptions()));
+        const costUsd = response.total_cost_dollars ?? response.results.reduce((sum, result) => sum + (result.status === 'success' ? (result.price ?? 0) : 0), 0);
+        stored = { kind: 'contents', output: response.results, costUsd };
+        break;
+      }
+      default: throw invalidInput(`runPipelineItem runs answer, search and contents items; ${request.kind} items run as research task workflows`);
+    }
+    const result = await store.put(itemResultKey(folder, key), `${JSON.stringify({ key, ...stored }, null, 2)}\n`, 'application/json');
+    return { costUsd: stored.costUsd, result };
+  }
+
+  async function answer(request: AnswerRequest): Promise<{ kind: string; output: unknown; sources: unknown[]; costUsd: number }> {
+    let text = '';
+    let costUsd = 0;
+    const sources: unknown[] = [];
+    try {
+      for await (const event of api.answer(request, callOptions())) {
+        if (event.type === 'content') text += event.delta;
+        else if (event.type === 'search_results') sources.push(...event.searchResults.map((result) => ({ title: result.title, url: result.url })));
+        else if (event.type === 'metadata') costUsd = event.metadata.cost.total_deduction_dollars;
+        heartbeat({ characters: text.length });
+      }
+    } catch (error) {
+      rethrowAsFailure(error);
+    }
+    let output: unknown = text;
+    if (request.structured_output) {
+      try {
+        output = JSON.parse(text);
+      } catch {
+        log.warn('a structured answer was not JSON; kept as text', { characters: text.length });
+      }
+    }
+    return { kind: 'answer', output, sources, costUsd };
+  }
+
+  /** Writes item records (one file each, replaced whole), so outputs and `--resume` know how each item ended. */
+  async function recordPipelineItems({ prefix, records }: RecordPipelineItemsInput): Promise<{ written: number }> {
+    const folder = checkedKeyPrefix(prefix);
+    for (const record of records) await store.put(itemRecordKey(folder, record.key), `${JSON.stringify(record)}\n`, 'application/json');
+    return { written: records.length };
+  }
+
+  return { readPipelinePage, runPipelineItem, recordPipelineItems };
+}

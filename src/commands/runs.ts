@@ -1,0 +1,280 @@
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { Command } from 'commander';
+import { ITEM_KEY_PATTERN, loadPipelineDefinition, ParameterError, parseSetArguments, PipelineDefinitionError, resolveParameters } from '../pipelines';
+import { RunKeyError, startPipeline } from '../runs/start';
+import {
+  pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, respondToCheckpointUpdate, resumePipelineSignal, resumeSignal,
+} from '../workflows/definitions';
+import { pipelineItemWorkflowId } from '../workflows/ids';
+import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
+import type { CommandIo } from './pipelines';
+import { progressView } from './progress';
+import { UsageError } from './usage';
+
+/** A Temporal client for the commands, and what closes it. */
+export interface TemporalAccess {
+  client: Client;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+/** Opens the client the commands use (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE). */
+export type TemporalOpener = () => Promise<TemporalAccess>;
+
+/** The client of the configured Temporal service. */
+export const openConfiguredTemporal: TemporalOpener = async () => {
+  const { loadConfig } = await import('../config');
+  const config = loadConfig();
+  const connection = await Connection.connect({ address: config.temporal.address }).catch((error: unknown) => {
+    throw new Error(`cannot reach Temporal at ${config.temporal.address} (set TEMPORAL_ADDRESS; rp worker and rp dev need one too): ${(error as Error).message}`);
+  });
+  return { client: new Client({ connection, namespace: config.temporal.namespace }), taskQueue: config.temporal.taskQueue, close: () => connection.close() };
+};
+
+/** `pipeline/run-key` or a full `pipeline-run/pipeline/run-key` id, as pipeline, run key and workflow id. */
+export function parseRunRef(ref: string): { pipeline: string; runKey: string; workflowId: string } {
+  const bare = ref.replace(/^pipeline-run\//, '');
+  const slash = bare.indexOf('/');
+  if (slash <= 0 || slash === bare.length - 1) throw new UsageError(`<run>: "${ref}" must be <pipeline>/<run key> (or the run's workflow id, pipeline-run/<pipeline>/<run key>)`);
+  return { pipeline: bare.slice(0, slash), runKey: bare.slice(slash + 1), workflowId: `pipeline-run/${bare}` };
+}
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Where a run's outputs are, as the command's last lines. */
+function outputsText(result: PipelineRunResult): string {
+  return [`run ${result.pipeline}/${result.runKey} ${result.status}: ${result.counts.completed} completed, ${result.counts.failed} failed, spent ${result.ledger.spentUsd.toFixed(2)} of ${result.ledger.budgetUsd.toFixed(2)} USD`,
+    `outputs: ${result.outputs.folderUri}`, ...result.outputs.files.map((file) => `  ${file.uri}`)].join('\n') + '\n';
+}
+
+/** Polls a run's progress until it closes; returns its result. */
+async function watch(handle: WorkflowHandle, stream: { isTTY?: boolean; write(text: string): unknown }, intervalMs: number): Promise<PipelineRunResult> {
+  const view = progressView(stream);
+  let done = false;
+  const result = handle.result().finally(() => { done = true; }) as Promise<PipelineRunResult>;
+  try {
+    while (!done) {
+      const state = await handle.query(pipelineRunStateQuery).catch(() => undefined);
+      if (state) view.update(state);
+      await Promise.race([result.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, intervalMs))]);
+    }
+  } finally {
+    view.stop();
+  }
+  return result;
+}
+
+/** Options of `rp run` without `--dry-run`. */
+export interface RunOptions {
+  set?: string[];
+  runKey?: string;
+  wait?: boolean;
+  resume?: boolean;
+  compare?: boolean;
+  json?: boolean;
+}
+
+/** `rp run <file>`: starts a run (or finds the one its run key has); with `--wait`, shows progress and ends with where the outputs are. */
+export async function startRunCommand(file: string, options: RunOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal, progress: { stream?: { isTTY?: boolean; write(text: string): unknown }; intervalMs?: number } = {}): Promise<number> {
+  let overrides: Record<string, string>;
+  try {
+    overrides = parseSetArguments(options.set ?? []);
+  } catch (error) {
+    if (error instanceof ParameterError) throw new UsageError(error.message);
+    throw error;
+  }
+  let loaded;
+  try {
+    loaded = await loadPipelineDefinition(file);
+  } catch (error) {
+    if (!(error instanceof PipelineDefinitionError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    io.stderr(`${error instanceof PipelineDefinitionError ? error.message : `${file}: ${(error as Error).message}`}\n`);
+    return 1;
+  }
+  const runKey = options.runKey ?? `manual-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}`;
+  // Bad usage is refused before anything is contacted.
+  if (!ITEM_KEY_PATTERN.test(runKey)) throw new UsageError(`--run-key: ${new RunKeyError(runKey).message}`);
+  try {
+    resolveParameters(loaded.definition.parameters, overrides, { textValues: true });
+  } catch (error) {
+    if (error instanceof ParameterError) throw new UsageError(error.message);
+    throw error;
+  }
+  const temporal = await open();
+  try {
+    let started;
+    try {
+      started = await startPipeline(temporal.client, loaded, overrides, { runKey, taskQueue: temporal.taskQueue, resume: options.resume, compareWithPrevious: options.compare, textValues: true });
+    } catch (error) {
+      if (error instanceof ParameterError || error instanceof RunKeyError) throw new UsageError(error.message);
+      throw error;
+    }
+    const line = `${started.started ? 'started' : 'already exists (not started again)'}: ${started.workflowId}`;
+    if (!options.wait) {
+      io.stdout(options.json ? json({ workflowId: started.workflowId, runKey, started: started.started }) : `${line}\n`);
+      return 0;
+    }
+    io.stderr(`${line}\n`);
+    try {
+      const result = await watch(started.handle, progress.stream ?? process.stderr, progress.intervalMs ?? 1000);
+      io.stdout(options.json ? json(result) : outputsText(result));
+      return 0;
+    } catch (error) {
+      if (!(error instanceof WorkflowFailedError)) throw error;
+      io.stderr(`run ${started.workflowId} failed: ${error.cause?.message ?? error.message}\n`);
+      return 1;
+    }
+  } finally {
+    await temporal.close();
+  }
+}
+
+/** Options of the commands that act on a run or one of its items. */
+export interface RunRefOptions {
+  item?: string;
+  json?: boolean;
+}
+
+function itemId(ref: string, item: string): string {
+  const run = parseRunRef(ref);
+  return pipelineItemWorkflowId(run.pipeline, run.runKey, item);
+}
+
+function statusText(state: PipelineRunState): string {
+  const lines = [
+    `${state.pipeline}/${state.runKey}: ${state.phase}${state.detail ? ` (${state.detail})` : ''}`,
+    `  items: ${state.total ?? `${state.counts.read}+`} · completed ${state.counts.completed} · failed ${state.counts.failed} · running ${state.counts.running} · reused ${state.counts.reused} · cancelled ${state.counts.cancelled} · not started ${state.counts.skipped}`,
+    `  money: spent ${state.ledger.spentUsd.toFixed(2)} + reserved ${state.ledger.reservedUsd.toFixed(2)} of ${state.ledger.budgetUsd.toFixed(2)} USD`,
+  ];
+  if (state.itemsPerMinute !== undefined) lines.push(`  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined ? `, about ${Math.ceil(state.etaMs / 1000)}s left` : ''}`);
+  if (state.running.length) lines.push(`  in flight: ${state.running.join(', ')}`);
+  for (const failure of state.failures) lines.push(`  failed ${failure.key} (${failure.attempts} attempts): ${failure.error}`);
+  if (state.outputs) lines.push(`  outputs: ${state.outputs.folderUri}`);
+  for (const message of state.rejectedMessages) lines.push(`  note: ${message}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs `act` with a client, closing it after. */
+async function withTemporal<T>(open: TemporalOpener, act: (client: Client) => Promise<T>): Promise<T> {
+  const temporal = await open();
+  try {
+    return await act(temporal.client);
+  } finally {
+    await temporal.close();
+  }
+}
+
+/** `rp status <run> [--item key] [--json]`: a run's progress (with items waiting at checkpoints), or one item's task state. */
+export async function statusCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  return withTemporal(open, async (client) => {
+    if (options.item) {
+      const state = await client.workflow.getHandle(itemId(ref, options.item)).query(researchTaskStateQuery);
+      io.stdout(options.json ? json(state) : `${options.item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}${state.interaction ? `\n  checkpoint ${state.interaction.type}, interaction ${state.interaction.interaction_id}` : ''}\n`);
+      return 0;
+    }
+    const run = parseRunRef(ref);
+    const state = await client.workflow.getHandle(run.workflowId).query(pipelineRunStateQuery);
+    const waiting = await checkpointWaits(client, run.pipeline, run.runKey);
+    io.stdout(options.json ? json({ ...state, waitingOnCheckpoint: waiting }) : `${statusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`);
+    return 0;
+  });
+}
+
+/** Items of a run whose research task waits at a checkpoint, from visibility (undefined where the server cannot tell). */
+async function checkpointWaits(client: Client, pipeline: string, runKey: string): Promise<string[] | undefined> {
+  const prefix = pipelineItemWorkflowId(pipeline, runKey, '');
+  try {
+    const keys: string[] = [];
+    const query = `WorkflowType = 'researchTaskWorkflow' AND ExecutionStatus = 'Running' AND ResearchPipeline = '${pipeline.replace(/'/g, '')}' AND ResearchStatus IN ('awaiting_input', 'paused')`;
+    for await (const execution of client.workflow.list({ query })) if (execution.workflowId.startsWith(prefix)) keys.push(execution.workflowId.slice(prefix.length));
+    return keys;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `rp cancel <run> [--item key]`: cancels the run (children stop, what finished is kept and written out) or one item's task. */
+export async function cancelCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  return withTemporal(open, async (client) => {
+    const id = options.item ? itemId(ref, options.item) : parseRunRef(ref).workflowId;
+    await client.workflow.getHandle(id).cancel();
+    io.stdout(options.json ? json({ cancelled: id }) : `cancel requested: ${id}\n`);
+    return 0;
+  });
+}
+
+/** `rp pause <run>` and `rp resume <run> [--item key]`: stop or restart item starts (resume also answers a 402 wait). */
+export async function pauseResumeCommand(action: 'pause' | 'resume', ref: string, options: RunRefOptions & { reason?: string }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  return withTemporal(open, async (client) => {
+    const payload = options.reason ? { reason: options.reason } : undefined;
+    if (options.item) {
+      if (action === 'pause') throw new UsageError('pause: --item is not supported (a research task cannot be paused; cancel it, or pause the run)');
+      await client.workflow.getHandle(itemId(ref, options.item)).signal(resumeSignal);
+    } else {
+      await client.workflow.getHandle(parseRunRef(ref).workflowId).signal(action === 'pause' ? pausePipelineSignal : resumePipelineSignal, payload);
+    }
+    io.stdout(options.json ? json({ [action]: true }) : `${action} sent\n`);
+    return 0;
+  });
+}
+
+/** `rp respond <run> --item key --interaction id --response json`: answers an item's checkpoint (checked by the workflow first). */
+export async function respondCommand(ref: string, options: RunRefOptions & { interaction?: string; response?: string }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  if (!options.item) throw new UsageError('respond: --item <key> is required (the item whose checkpoint to answer)');
+  if (!options.interaction) throw new UsageError('respond: --interaction <id> is required (rp status <run> --item <key> shows it)');
+  let response: unknown;
+  try {
+    response = JSON.parse(options.response ?? '');
+  } catch {
+    throw new UsageError('respond: --response must be JSON, e.g. \'{"approved": true}\'');
+  }
+  return withTemporal(open, async (client) => {
+    try {
+      const answer = await client.workflow.getHandle(itemId(ref, options.item!)).executeUpdate(respondToCheckpointUpdate, { args: [{ interactionId: options.interaction!, response: response as never }] });
+      io.stdout(options.json ? json(answer) : `answer accepted for interaction ${answer.interactionId}\n`);
+      return 0;
+    } catch (error) {
+      io.stderr(`respond: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}\n`);
+      return 1;
+    }
+  });
+}
+
+/** `rp budget <run> --add usd | --set usd`: raises a run's budget (never lowers it). */
+export async function budgetCommand(ref: string, options: { add?: string; set?: string; json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  if ((options.add === undefined) === (options.set === undefined)) throw new UsageError('budget: give one of --add <usd> or --set <usd>');
+  const value = Number(options.add ?? options.set);
+  const raise = options.add !== undefined ? { addUsd: value } : { budgetUsd: value };
+  return withTemporal(open, async (client) => {
+    try {
+      const ledger = await client.workflow.getHandle(parseRunRef(ref).workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
+      io.stdout(options.json ? json(ledger) : `budget now ${ledger.budgetUsd} USD (spent ${ledger.spentUsd}, reserved ${ledger.reservedUsd})\n`);
+      return 0;
+    } catch (error) {
+      io.stderr(`budget: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}\n`);
+      return 1;
+    }
+  });
+}
+
+/** Adds `rp status|cancel|pause|resume|respond|budget`. */
+export function addRunCommands(program: Command, io: CommandIo, done: (code: number) => void): void {
+  program.command('status').description('a run\'s progress (or, with --item, one item\'s research task)').argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', 'one item').option('--json', 'print JSON')
+    .action(async (ref: string, options: RunRefOptions) => done(await statusCommand(ref, options, io)));
+  program.command('cancel').description('cancel a run (children stop, finished items are kept and written out) or one item').argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', 'cancel one item\'s research task only').option('--json', 'print JSON')
+    .action(async (ref: string, options: RunRefOptions) => done(await cancelCommand(ref, options, io)));
+  program.command('pause').description('stop starting items (those in flight go on)').argument('<run>', '<pipeline>/<run key>')
+    .option('--reason <text>', 'why, shown to operators').option('--json', 'print JSON')
+    .action(async (ref: string, options: RunRefOptions & { reason?: string }) => done(await pauseResumeCommand('pause', ref, options, io)));
+  program.command('resume').description('start items again (after a pause, or after a 402 once credits are topped up); --item resumes one task').argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', 'resume one item\'s research task').option('--reason <text>', 'why').option('--json', 'print JSON')
+    .action(async (ref: string, options: RunRefOptions & { reason?: string }) => done(await pauseResumeCommand('resume', ref, options, io)));
+  program.command('respond').description('answer the checkpoint of an item').argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', 'the item').option('--interaction <id>', 'the checkpoint\'s interaction id').option('--response <json>', 'the answer, e.g. {"approved": true}').option('--json', 'print JSON')
+    .action(async (ref: string, options: RunRefOptions & { interaction?: string; response?: string }) => done(await respondCommand(ref, options, io)));
+  program.command('budget').description('raise a run\'s budget').argument('<run>', '<pipeline>/<run key>')
+    .option('--add <usd>', 'add this much').option('--set <usd>', 'new total (more than now)').option('--json', 'print JSON')
+    .action(async (ref: string, options: { add?: string; set?: string; json?: boolean }) => done(await budgetCommand(ref, options, io)));
+}

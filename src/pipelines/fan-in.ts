@@ -1,0 +1,137 @@
+/**
+ * The shapes of a run's output files: JSONL lines, CSV columns (JSON Schema outputs flattened) and the
+ * Markdown index. Pure: the fan-in activity reads the records and writes what these return.
+ */
+import { posix } from 'node:path';
+import { parseTemplate, renderTemplate } from '../shared/template';
+import type { PipelineDefinition } from './definition-schema';
+import { stepSpec } from './step-kind';
+
+/** One item's result as the outputs and templates (`result.<field>`) see it. */
+export interface ItemResultView {
+  key: string;
+  index: number;
+  status: 'completed' | 'failed' | 'cancelled' | 'not_started';
+  costUsd: number;
+  attempts: number;
+  error?: string;
+  /** A structured output (JSON), an answer's text, search or contents results; absent for Markdown reports. */
+  output?: unknown;
+  /** Store key and location of the report or stored result. */
+  report?: { key: string; uri: string };
+  /** Further stored files (PDF, deliverables, images, sources). */
+  files: Array<{ key: string; uri: string }>;
+  workflowId?: string;
+}
+
+/** A CSV column: its header and the template of its cells. */
+export interface CsvColumn {
+  header: string;
+  template: string;
+}
+
+type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+
+/** The JSON Schema the step's output follows, if it has one (DeepResearch `output_formats`, Answer `structured_output`). */
+export function outputSchemaOf(definition: PipelineDefinition): JsonSchema | undefined {
+  const step = stepSpec(definition.step);
+  if (step.kind === 'deepresearch') {
+    const schema = step.config.output_formats?.find((format) => typeof format === 'object');
+    return schema as JsonSchema | undefined;
+  }
+  if (step.kind === 'answer') return step.config.structured_output as JsonSchema | undefined;
+  return undefined;
+}
+
+/** A template that is exactly one expression without a filter: its path, else undefined. */
+function barePath(template: string): string[] | undefined {
+  const expressions = parseTemplate(template);
+  const [only] = expressions;
+  if (expressions.length !== 1 || !only || only.filter || template.trim() !== `{{ ${only.source} }}` && template.trim() !== `{{${only.source}}}`) return undefined;
+  return only.path;
+}
+
+/**
+ * The CSV's columns: as declared, except that a column naming an object of the output's JSON Schema
+ * (`{{ result.output }}`, `{{ result.output.pricing }}`) becomes one column per property, `header.property`.
+ */
+export function csvColumns(columns: Readonly<Record<string, string>>, schema: JsonSchema | undefined): CsvColumn[] {
+  const result: CsvColumn[] = [];
+  for (const [header, template] of Object.entries(columns)) {
+    const path = barePath(template);
+    let node: JsonSchema | undefined = path && path[0] === 'result' && path[1] === 'output' ? schema : undefined;
+    for (const name of path?.slice(2) ?? []) node = node?.properties?.[name];
+    if (node?.properties && Object.keys(node.properties).length > 0) {
+      for (const property of Object.keys(node.properties)) result.push({ header: `${header}.${property}`, template: `{{ ${[...path!, property].join('.')} }}` });
+    } else {
+      result.push({ header, template });
+    }
+  }
+  return result;
+}
+
+function lookup(scope: Record<string, unknown>, path: readonly string[]): unknown {
+  let value: unknown = scope;
+  for (const name of path) {
+    if (typeof value !== 'object' || value === null || !Object.prototype.hasOwnProperty.call(value, name)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
+}
+
+/** A cell: lists of plain values joined with "; ", objects as JSON, missing values empty. */
+export function csvCell(template: string, scope: Record<string, unknown>): string {
+  const path = barePath(template);
+  if (!path) return renderTemplate(template, scope, { missing: 'empty' });
+  const value = lookup(scope, path);
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value) && value.every((entry) => typeof entry !== 'object' || entry === null)) return value.map(String).join('; ');
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** What templates over results see: `result.status`, `result.output`, `result.cost_usd`, `result.error`, `result.report`. */
+export function resultScope(view: ItemResultView): Record<string, unknown> {
+  return {
+    status: view.status, output: view.output, cost_usd: view.costUsd, attempts: view.attempts,
+    ...(view.error !== undefined ? { error: view.error } : {}), ...(view.report ? { report: view.report.uri } : {}),
+  };
+}
+
+/** One JSONL line: the item, how it ended, its output (structured or short) and where its files are. */
+export function jsonlLine(view: ItemResultView, item: unknown): string {
+  return JSON.stringify({
+    key: view.key, index: view.index, status: view.status, cost_usd: view.costUsd, attempts: view.attempts,
+    ...(view.error !== undefined ? { error: view.error } : {}),
+    item,
+    ...(view.output !== undefined ? { output: view.output } : {}),
+    ...(view.report ? { report: view.report.uri } : {}),
+    ...(view.files.length ? { files: view.files.map((file) => file.uri) } : {}),
+    ...(view.workflowId ? { workflow_id: view.workflowId } : {}),
+  });
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The Markdown index: totals, then one row per item linking its report (relative to the index file). */
+export function markdownIndex(input: {
+  title: string; indexKey: string; views: readonly ItemResultView[]; totals: { spentUsd: number; budgetUsd: number };
+  synthesis?: { key: string }; changes?: { key: string };
+}): string {
+  const from = posix.dirname(input.indexKey);
+  const link = (key: string, text: string): string => `[${text}](${encodeURI(posix.relative(from, key))})`;
+  const count = (status: string): number => input.views.filter((view) => view.status === status).length;
+  const lines = [
+    `# ${input.title}`,
+    '',
+    `${input.views.length} items: ${count('completed')} completed, ${count('failed')} failed, ${count('cancelled')} cancelled, ${count('not_started')} not started. Spent ${input.totals.spentUsd.toFixed(2)} of ${input.totals.budgetUsd.toFixed(2)} USD.`,
+    '',
+  ];
+  if (input.synthesis) lines.push(`Synthesis: ${link(input.synthesis.key, 'report')}`, '');
+  if (input.changes) lines.push(`Changes since the previous run: ${link(input.changes.key, 'change report')}`, '');
+  lines.push('| item | status | cost (USD) | report |', '| --- | --- | --- | --- |');
+  for (const view of input.views) {
+    const report = view.report ? link(view.report.key, posix.basename(view.report.key)) : view.error ? cell(view.error.slice(0, 120)) : '';
+    lines.push(`| ${cell(view.key)} | ${view.status} | ${view.costUsd.toFixed(4)} | ${report} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}

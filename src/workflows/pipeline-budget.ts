@@ -1,0 +1,49 @@
+import type { BudgetLedger, BudgetRaise } from './pipeline-types';
+
+// Money is kept in whole micro-dollars while adding, so many small charges never drift past the budget.
+const micros = (usd: number): number => Math.round(usd * 1_000_000);
+const usd = (value: number): number => value / 1_000_000;
+
+/** USD still free to reserve: the budget less what was spent and what in-flight items hold. */
+export function availableUsd(ledger: BudgetLedger): number {
+  return usd(micros(ledger.budgetUsd) - micros(ledger.spentUsd) - micros(ledger.reservedUsd));
+}
+
+/** True when reserving `priceUsd` keeps spent plus reserved within the budget. */
+export function fitsBudget(ledger: BudgetLedger, priceUsd: number): boolean {
+  return micros(ledger.spentUsd) + micros(ledger.reservedUsd) + micros(priceUsd) <= micros(ledger.budgetUsd);
+}
+
+/** The ledger with `priceUsd` held for an item about to start. */
+export function reserve(ledger: BudgetLedger, priceUsd: number): BudgetLedger {
+  return { ...ledger, reservedUsd: usd(micros(ledger.reservedUsd) + micros(priceUsd)) };
+}
+
+/** The ledger after an item ended: its reservation released, what it really cost spent. */
+export function settle(ledger: BudgetLedger, reservedUsd: number, actualUsd: number): BudgetLedger {
+  return {
+    ...ledger,
+    reservedUsd: usd(Math.max(0, micros(ledger.reservedUsd) - micros(reservedUsd))),
+    spentUsd: usd(micros(ledger.spentUsd) + micros(Math.max(0, actualUsd))),
+  };
+}
+
+/** Why a budget raise is refused (undefined when it may be applied): a positive amount, above the budget now. */
+export function budgetRaiseProblem(ledger: BudgetLedger, raise: unknown): string | undefined {
+  if (typeof raise !== 'object' || raise === null) return 'give {budgetUsd: <new total>} or {addUsd: <amount>}';
+  const record = raise as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length !== 1 || !(keys[0] === 'budgetUsd' || keys[0] === 'addUsd')) return 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)';
+  const value = record[keys[0]];
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return `${keys[0]}: must be a number more than 0`;
+  if (keys[0] === 'budgetUsd' && micros(value) <= micros(ledger.budgetUsd)) {
+    return `budgetUsd: must be more than the current budget of ${ledger.budgetUsd} USD (a budget can only be raised)`;
+  }
+  return undefined;
+}
+
+/** The ledger with a checked raise applied. */
+export function raiseBudget(ledger: BudgetLedger, raise: BudgetRaise): BudgetLedger {
+  const budgetUsd = 'budgetUsd' in raise ? raise.budgetUsd : usd(micros(ledger.budgetUsd) + micros(raise.addUsd));
+  return { ...ledger, budgetUsd };
+}

@@ -1,0 +1,15 @@
+/** Signals, queries and updates of the pipeline run workflow (re-exported by definitions.ts for the CLI and intake). */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { BudgetLedger, BudgetRaise, PipelineRunState } from './pipeline-types';
+
+/** Progress, money, time left and why the run waits. */
+export const pipelineRunStateQuery = defineQuery<PipelineRunState>('pipelineRunState');
+/** Stop starting items (those in flight go on) until `resumePipeline`. */
+export const pausePipelineSignal = defineSignal<[{ reason?: string }?]>('pausePipeline');
+/**
+ * Start items again: after a pause, after credits ran out (402) and were topped up. Also forwarded to
+ * the items in flight, whose research tasks wait for the same `resume` after a 402.
+ */
+export const resumePipelineSignal = defineSignal<[{ reason?: string }?]>('resumePipeline');
+/** Raise the run's budget (never lower it); answers with the ledger after the raise. */
+export const raiseBudgetUpdate = defineUpdate<BudgetLedger, [BudgetRaise]>('raiseBudget');

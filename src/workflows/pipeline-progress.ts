@@ -1,0 +1,60 @@
+import { isRecord } from '../shared/guards';
+import type { BudgetLedger, PipelineCounts, PipelineRunPhase } from './pipeline-types';
+
+/** Items that need nothing more: finished one way or another, by this run or an earlier execution. */
+export function settledCount(counts: PipelineCounts): number {
+  return counts.completed + counts.failed + counts.cancelled + counts.reused + counts.skipped;
+}
+
+/** Rate and estimated time left, from items this run finished and the time it had items in flight. */
+export function estimateTimeLeft(input: { counts: PipelineCounts; total?: number; activeMs: number }): { etaMs?: number; itemsPerMinute?: number } {
+  const worked = input.counts.completed + input.counts.failed + input.counts.cancelled;
+  if (worked === 0 || input.activeMs <= 0) return {};
+  const perMs = worked / input.activeMs;
+  const itemsPerMinute = Math.round(perMs * 60_000 * 10) / 10;
+  if (input.total === undefined) return { itemsPerMinute };
+  const left = Math.max(0, input.total - settledCount(input.counts));
+  return { itemsPerMinute, etaMs: Math.round(left / perMs) };
+}
+
+const usd = (value: number): string => `${value.toFixed(2)} USD`;
+
+function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** The run's current details for the Temporal UI (Markdown): phase, counts, money, time left, why it waits. */
+export function runDetails(input: {
+  phase: PipelineRunPhase; counts: PipelineCounts; total?: number; ledger: BudgetLedger; etaMs?: number; detail?: string;
+}): string {
+  const { counts, ledger } = input;
+  const of = input.total === undefined ? `${counts.read}+ read` : `${input.total}`;
+  const lines = [
+    `**${input.phase}** · ${settledCount(counts)} of ${of} settled`,
+    `${counts.completed} completed · ${counts.failed} failed · ${counts.running} running${counts.reused ? ` · ${counts.reused} from an earlier execution` : ''}${counts.cancelled ? ` · ${counts.cancelled} cancelled` : ''}${counts.skipped ? ` · ${counts.skipped} not started` : ''}`,
+    `spent ${usd(ledger.spentUsd)} + ${usd(ledger.reservedUsd)} reserved of ${usd(ledger.budgetUsd)}`,
+  ];
+  if (input.etaMs !== undefined) lines.push(`about ${duration(input.etaMs)} left`);
+  if (input.detail) lines.push(input.detail);
+  return lines.join('\n\n');
+}
+
+/** Why a pause or resume signal's payload is refused (undefined when fine): nothing, or `{reason}` text. */
+export function operatorSignalProblem(payload: unknown): string | undefined {
+  if (payload === undefined || payload === null) return undefined;
+  if (!isRecord(payload)) return 'payload must be nothing or {reason: "text"}';
+  const extra = Object.keys(payload).filter((key) => key !== 'reason');
+  if (extra.length > 0) return `unknown field ${extra.map((key) => `"${key}"`).join(', ')} (allowed: reason)`;
+  if (payload.reason !== undefined && typeof payload.reason !== 'string') return 'reason: must be text';
+  return undefined;
+}
+
+/** Keeps the last `limit` entries of a list that grows with the run. */
+export function keepLast<T>(list: T[], entry: T, limit = 20): T[] {
+  const next = [...list, entry];
+  return next.length > limit ? next.slice(next.length - limit) : next;
+}

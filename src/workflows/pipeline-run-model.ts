@@ -1,0 +1,306 @@
+import type { ArtifactRef, StoredOutputs } from '../activities/types';
+import type { ItemCursor } from '../pipelines/types';
+import { reserve, settle, raiseBudget } from './pipeline-budget';
+import { estimateTimeLeft, keepLast, runDetails } from './pipeline-progress';
+import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
+import type {
+  BudgetLedger, BudgetRaise, ItemStatus, PipelineCounts, PipelineItemRecord, PipelineOutputs, PipelineRunCarried, PipelineRunPhase,
+  PipelineRunState, PlannedItem, PlannedPage,
+} from './pipeline-types';
+
+/** How one started item ended, as the workflow saw it. */
+export type ItemOutcome =
+  | { status: ItemStatus; costUsd: number; workflowId?: string; outputs?: StoredOutputs; result?: ArtifactRef; error?: string; failureType?: string }
+  /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
+  | { status: 'credits_exhausted' };
+
+interface InFlight {
+  item: PlannedItem;
+  attempts: number;
+  reservedUsd: number;
+}
+
+/** The run's limits from its definition. */
+export interface RunLimits {
+  pipeline: string;
+  concurrency: number;
+  ratePerSecond: number;
+  retries: number;
+  failRunOnItemFailure: boolean;
+}
+
+/**
+ * A pipeline run's state and rules, apart from Temporal wiring so they are unit tested: the page being
+ * worked through, the retry queue, the window, the budget ledger, counts, records waiting to be written,
+ * pause and credit waits, and what is carried across continue-as-new.
+ */
+export class PipelineRunModel {
+  readonly counts: PipelineCounts;
+  ledger: BudgetLedger;
+  bucket: RateBucket;
+  paused: boolean;
+  creditsExhausted = false;
+  cancelled = false;
+  draining = false;
+  fatal?: string;
+  detail?: string;
+  phase: PipelineRunPhase = 'running';
+  failures: PipelineRunCarried['failures'];
+  rejectedMessages: string[] = [];
+  activeMs: number;
+  outputs?: PipelineOutputs;
+  /** Records of ended items not yet written to the store. */
+  pending: PipelineItemRecord[] = [];
+  readonly inFlight = new Map<string, InFlight>();
+  #retries: PlannedItem[];
+  #page: PlannedItem[] = [];
+  #pageCursor?: ItemCursor;
+  #pageTaken: number;
+  #pageLoaded = false;
+  #nextCursor?: ItemCursor;
+  #lastPage = false;
+  #exhausted: boolean;
+  #activeSince?: number;
+
+  constructor(readonly limits: RunLimits, readonly carried: PipelineRunCarried, now: number) {
+    this.counts = { ...carried.counts, running: 0 };
+    this.ledger = { ...carried.ledger, reservedUsd: 0 };
+    this.bucket = { tokens: 1, updatedAt: now };
+    this.paused = carried.paused;
+    this.fatal = carried.fatal;
+    this.failures = [...carried.failures];
+    this.activeMs = carried.activeMs;
+    this.#retries = [...carried.retries];
+    this.#pageCursor = carried.pageCursor;
+    this.#pageTaken = carried.pageTaken;
+    this.#exhausted = carried.inputDone;
+  }
+
+  /** No new starts: draining for continue-as-new, cancelled, or failing. */
+  get stopping(): boolean {
+    return this.draining || this.cancelled || this.fatal !== undefined;
+  }
+
+  /** The next item to decide on: a retry first, then the page. */
+  peek(): PlannedItem | undefined {
+    return this.#retries[0] ?? this.#page[0];
+  }
+
+  /** True when a page must be read before anything can be decided. */
+  get needsPage(): boolean {
+    return this.peek() === undefined && !this.#exhausted && !this.#pageLoaded;
+  }
+
+  /** Where the next page read starts, and how many of its items an earlier execution took. */
+  pageRequest(): { cursor?: ItemCursor; skip: number } {
+    return { ...(this.#pageCursor ? { cursor: this.#pageCursor } : {}), skip: this.#pageTaken };
+  }
+
+  /** Takes a page read at `pageRequest()`. */
+  loadPage(page: PlannedPage): void {
+    this.#page = page.items;
+    this.#nextCursor = page.cursor;
+    this.#lastPage = page.done;
+    this.#pageLoaded = true;
+    if (this.#page.length === 0) this.#advance();
+  }
+
+  /** The input cannot be read further (a file changed or vanished): what was read runs, then the run fails. */
+  inputFailed(problem: string): void {
+    this.fatal ??= problem;
+    this.#exhausted = true;
+    this.#page = [];
+  }
+
+  /** Every item was read and taken, nothing waits for a retry. */
+  get inputExhausted(): boolean {
+    return this.#exhausted && this.peek() === undefined;
+  }
+
+  /** Items in the input, once read to the end. */
+  get total(): number | undefined {
+    return this.#exhausted ? this.counts.read : undefined;
+  }
+
+  #advance(): void {
+    if (this.#lastPage) {
+      this.#exhausted = true;
+    } else {
+      this.#pageCursor = this.#nextCursor;
+      this.#pageTaken = 0;
+    }
+    this.#pageLoaded = false;
+  }
+
+  #take(item: PlannedItem): void {
+    if (this.#retries[0] === item) {
+      this.#retries.shift();
+      return;
+    }
+    this.#page.shift();
+    this.#pageTaken += 1;
+    this.counts.read += 1;
+    if (this.#page.length === 0) this.#advance();
+  }
+
+  /** The window's decision for the next item, as of `now`. */
+  decide(now: number): WindowDecision {
+    this.bucket = refill(this.bucket, this.limits.ratePerSecond, now);
+    return decideNext({
+      running: this.inFlight.size, concurrency: this.limits.concurrency, paused: this.paused, creditsExhausted: this.creditsExhausted,
+      stopping: this.stopping, next: this.peek(), ledger: this.ledger, bucket: this.bucket, ratePerSecond: this.limits.ratePerSecond,
+    });
+  }
+
+  /** Counts an item an earlier execution finished. */
+  reuse(item: PlannedItem): void {
+    this.#take(item);
+    this.counts.reused += 1;
+  }
+
+  /** Records an item that cannot run as failed, spending nothing. */
+  refuse(item: PlannedItem, now: number): void {
+    this.#take(item);
+    this.#finish(item, 0, { status: 'failed', costUsd: 0, error: item.problem ?? 'no request could be made for this item' }, now);
+  }
+
+  /** Starts an item: takes it, spends a start token, reserves its price. Returns its attempt number. */
+  start(item: PlannedItem, now: number): number {
+    this.#take(item);
+    this.bucket = { ...this.bucket, tokens: this.bucket.tokens - 1 };
+    this.ledger = reserve(this.ledger, item.reserveUsd);
+    const attempts = (item.attempts ?? 0) + 1;
+    if (this.inFlight.size === 0) this.#activeSince = now;
+    this.inFlight.set(item.key, { item, attempts, reservedUsd: item.reserveUsd });
+    this.counts.running = this.inFlight.size;
+    return attempts;
+  }
+
+  /** Applies how a started item ended: settles its money, retries it, or records it. */
+  settle(key: string, outcome: ItemOutcome, now: number): void {
+    const flight = this.inFlight.get(key);
+    if (!flight) return;
+    this.inFlight.delete(key);
+    this.counts.running = this.inFlight.size;
+    if (this.inFlight.size === 0 && this.#activeSince !== undefined) {
+      this.activeMs += now - this.#activeSince;
+      this.#activeSince = undefined;
+    }
+    if (outcome.status === 'credits_exhausted') {
+      this.ledger = settle(this.ledger, flight.reservedUsd, 0);
+      this.#retries.unshift({ ...flight.item, attempts: flight.attempts - 1 });
+      this.creditsExhausted = true;
+      return;
+    }
+    this.ledger = settle(this.ledger, flight.reservedUsd, outcome.costUsd);
+    const retry = outcome.status === 'failed' && !this.cancelled && shouldRetry(flight.attempts, this.limits.retries, outcome.failureType);
+    if (retry) {
+      this.#retries.push({ ...flight.item, attempts: flight.attempts });
+      return;
+    }
+    this.#finish(flight.item, flight.attempts, outcome, now);
+  }
+
+  #finish(item: PlannedItem, attempts: number, outcome: Extract<ItemOutcome, { costUsd: number }>, now: number): void {
+    this.counts[outcome.status] += 1;
+    this.pending.push({
+      key: item.key, index: item.index, status: outcome.status, attempts, costUsd: outcome.costUsd, finishedAt: now,
+      ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}), ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
+      ...(outcome.result ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    });
+    if (outcome.status === 'failed') {
+      this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });
+      if (this.limits.failRunOnItemFailure) this.fatal ??= `item "${item.key}" failed after ${attempts} attempt(s) and on_item_failure is fail_run: ${outcome.error ?? 'no reason given'}`;
+    }
+  }
+
+  /** Takes the records waiting to be written. */
+  takePending(): PipelineItemRecord[] {
+    return this.pending.splice(0);
+  }
+
+  /** Items read or queued but never started (a cancelled or failed run). */
+  markUnstarted(): void {
+    this.counts.skipped += this.#retries.length + this.#page.length;
+    this.#retries = [];
+    this.#page = [];
+  }
+
+  /** Applies a checked budget raise. */
+  raise(raise: BudgetRaise): BudgetLedger {
+    this.ledger = raiseBudget(this.ledger, raise);
+    return this.ledger;
+  }
+
+  /** Notes a refused signal payload, visible in the state. */
+  reject(message: string): void {
+    this.rejectedMessages = keepLast(this.rejectedMessages, message);
+  }
+
+  /** Notes something operators should see (a skipped synthesis), with the refused messages. */
+  note(message: string): void {
+    this.rejectedMessages = keepLast(this.rejectedMessages, message);
+  }
+
+  /** The phase and detail a wait shows. */
+  showWait(decision: WindowDecision): void {
+    if (this.phase !== 'running' && this.phase !== 'paused' && this.phase !== 'waiting_for_budget' && this.phase !== 'credits_exhausted' && this.phase !== 'draining') return;
+    const reason = decision.kind === 'wait' ? decision.reason : undefined;
+    if (this.draining) [this.phase, this.detail] = ['draining', 'letting the items in flight finish before continuing as new'];
+    else if (reason === 'paused') [this.phase, this.detail] = ['paused', 'paused by an operator: send resumePipeline to go on (items in flight continue)'];
+    else if (reason === 'credits_exhausted') [this.phase, this.detail] = ['credits_exhausted', 'credits exhausted (402): top up the account, then send resumePipeline'];
+    else if (reason === 'budget_blocked') [this.phase, this.detail] = ['waiting_for_budget', `the next item (${this.peek()?.reserveUsd ?? 0} USD) would pass the budget: raise it with the raiseBudget update, or cancel the run`];
+    else [this.phase, this.detail] = ['running', undefined];
+  }
+
+  /** Elapsed time with items in flight, including the current stretch. */
+  activeTime(now: number): number {
+    return this.activeMs + (this.#activeSince !== undefined ? now - this.#activeSince : 0);
+  }
+
+  /** The state query's answer. */
+  toState(runKey: string, executions: number, now: number): PipelineRunState {
+    const total = this.total;
+    return {
+      pipeline: this.limits.pipeline, runKey, phase: this.phase, ...(this.detail ? { detail: this.detail } : {}),
+      counts: { ...this.counts }, ...(total !== undefined ? { total } : {}), ledger: { ...this.ledger },
+      ...estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) }),
+      failures: [...this.failures], running: [...this.inFlight.keys()], executions,
+      ...(this.outputs ? { outputs: this.outputs } : {}), rejectedMessages: [...this.rejectedMessages],
+    };
+  }
+
+  /** Markdown for the UI's current details. */
+  details(now: number): string {
+    const total = this.total;
+    const { etaMs } = estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) });
+    return runDetails({ phase: this.phase, counts: this.counts, total, ledger: this.ledger, etaMs, detail: this.detail });
+  }
+
+  /** What continue-as-new carries: the cursor and aggregates (the window has drained). */
+  toCarried(base: Pick<PipelineRunCarried, 'runKey' | 'runDate' | 'startedAt' | 'executions'>): PipelineRunCarried {
+    const { running: _running, ...counts } = this.counts;
+    return {
+      ...base,
+      ...(this.#pageCursor ? { pageCursor: this.#pageCursor } : {}),
+      pageTaken: this.#pageTaken,
+      inputDone: this.#exhausted,
+      retries: [...this.#retries],
+      counts,
+      ledger: { budgetUsd: this.ledger.budgetUsd, spentUsd: this.ledger.spentUsd },
+      activeMs: this.activeMs,
+      failures: [...this.failures],
+      paused: this.paused,
+      ...(this.fatal ? { fatal: this.fatal } : {}),
+    };
+  }
+}
+
+/** The state of a run's first execution. */
+export function initialCarried(runKey: string, runDate: string, budgetUsd: number, now: number): PipelineRunCarried {
+  return {
+    runKey, runDate, startedAt: now, pageTaken: 0, inputDone: false, retries: [],
+    counts: { read: 0, completed: 0, failed: 0, cancelled: 0, reused: 0, skipped: 0 },
+    ledger: { budgetUsd, spentUsd: 0 }, activeMs: 0, failures: [], paused: false, executions: 1,
+  };
+}

@@ -1,0 +1,263 @@
+import {
+  ApplicationFailure, CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy,
+  allHandlersFinished, condition, continueAsNew, executeChild, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
+  setHandler, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { createActivities } from '../activities';
+import type { ArtifactRef, StoredOutputs } from '../activities/types';
+import type { ItemRequest } from '../pipelines/render-item';
+import { stepSpec } from '../pipelines/step-kind';
+import { download, shortCall } from './activity-options';
+import { resumeSignal } from './definitions';
+import { failureMessage, failureType } from './failure-info';
+import { FailureType } from './failures';
+import { pipelineItemWorkflowId, pipelineRunPrefix, pipelineSynthesisWorkflowId, runKeyOfRunWorkflowId } from './ids';
+import { budgetRaiseProblem, fitsBudget } from './pipeline-budget';
+import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
+import { operatorSignalProblem } from './pipeline-progress';
+import { initialCarried, PipelineRunModel, type ItemOutcome } from './pipeline-run-model';
+import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem } from './pipeline-types';
+import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, shouldContinueAsNew } from './pipeline-window';
+import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
+import type { ResearchTaskInput, ResearchTaskResult } from './types';
+
+type Activities = ReturnType<typeof createActivities>;
+const calls = proxyActivities<Activities>(shortCall);
+// An Answer, Search or Contents item: a few tries, then the run's own retries (`retries`) take over.
+const itemCalls = proxyActivities<Activities>({ ...shortCall, startToCloseTimeout: '5 minutes', heartbeatTimeout: '1 minute', retry: { ...shortCall.retry, maximumAttempts: 3 } });
+const fanIn = proxyActivities<Activities>(download);
+
+/**
+ * One run of a pipeline definition: reads its input page by page from a cursor, runs each item (a
+ * research task child workflow for DeepResearch and service-workflow steps, an activity for Answer,
+ * Search and Contents) in a sliding window under a start rate and a budget, records each item in the
+ * artifact store, and fans the results in (JSONL, CSV, Markdown, synthesis, change report). History
+ * holds the cursor and aggregates only: past a history threshold the run drains its window and
+ * continues as new. Children are never carried across continue-as-new: a child's parent is one run,
+ * and a new run cannot wait on its predecessor's children, so draining is what keeps every item followed.
+ */
+export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
+  const { definition } = input;
+  const info = workflowInfo();
+  const step = stepSpec(definition.step);
+  if (step.kind === 'batch') {
+    throw ApplicationFailure.create({ type: FailureType.InvalidInput, nonRetryable: true, message: 'batch steps are not run by pipeline runs yet: use a deepresearch step with mode fast, or start researchBatchWorkflow' });
+  }
+  const runKey = input.carried?.runKey ?? input.runKey ?? runKeyOfRunWorkflowId(info.workflowId, definition.name);
+  const carried = input.carried ?? initialCarried(runKey, new Date(Date.now()).toISOString().slice(0, 10), definition.budget_usd, Date.now());
+  const prefix = pipelineRunPrefix(definition.name, runKey);
+  const run = { definition, source: input.source, params: input.params, runKey, runDate: carried.runDate, prefix };
+  const model = new PipelineRunModel({
+    pipeline: definition.name, concurrency: definition.concurrency, ratePerSecond: definition.start_rate_per_second,
+    retries: definition.retries, failRunOnItemFailure: definition.on_item_failure === 'fail_run',
+  }, carried, Date.now());
+  const threshold = input.continueAsNewAfterEvents ?? PIPELINE_CONTINUE_AS_NEW_EVENTS;
+  const pageSize = pageSizeFor(definition.concurrency, input.pageSize);
+  const usesChildren = step.kind === 'deepresearch' || step.kind === 'workflow';
+  let changed = false;
+  let forwardResume = false;
+  let lastStatus: string | undefined;
+
+  const publish = (): void => {
+    if (model.phase !== lastStatus) {
+      upsertSearchAttributes([{ key: ResearchStatusKey, value: model.phase }, { key: ResearchCostUsdKey, value: model.ledger.spentUsd }]);
+      lastStatus = model.phase;
+    }
+    setCurrentDetails(model.details(Date.now()));
+  };
+  const wake = (): void => void (changed = true);
+
+  setHandler(pipelineRunStateQuery, () => model.toState(runKey, carried.executions, Date.now()));
+  setHandler(pausePipelineSignal, (payload) => {
+    const problem = operatorSignalProblem(payload);
+    if (problem) return model.reject(`pausePipeline refused: ${problem}`);
+    model.paused = true;
+    wake();
+  });
+  setHandler(resumePipelineSignal, (payload) => {
+    const problem = operatorSignalProblem(payload);
+    if (problem) return model.reject(`resumePipeline refused: ${problem}`);
+    model.paused = false;
+    model.creditsExhausted = false;
+    forwardResume = usesChildren;
+    wake();
+  });
+  setHandler(raiseBudgetUpdate, (raise) => {
+    const ledger = model.raise(raise);
+    wake();
+    return ledger;
+  }, {
+    validator: (raise) => {
+      const problem = budgetRaiseProblem(model.ledger, raise);
+      if (problem) throw new Error(problem);
+    },
+  });
+
+  upsertSearchAttributes([{ key: ResearchPipelineKey, value: definition.name }]);
+  publish();
+
+  /** Runs one started item to its outcome; never throws. */
+  async function runItem(item: PlannedItem, attempts: number): Promise<ItemOutcome> {
+    const request = item.request as ItemRequest;
+    if (request.kind === 'deepresearch' || request.kind === 'workflow') {
+      const workflowId = pipelineItemWorkflowId(definition.name, runKey, item.key);
+      try {
+        const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
+          workflowId,
+          args: [{ request: request.request, context: { pipeline: definition.name, run: runKey, item: item.key }, ...(input.polling ? { polling: input.polling } : {}) }],
+          // A failed attempt may run again; a completed or running item's workflow is never started twice.
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+          staticSummary: `${definition.name} · run ${runKey} · item ${item.key} (attempt ${attempts})`,
+        });
+        return { status: result.status, costUsd: result.cost ?? result.outputs.cost ?? 0, workflowId, outputs: result.outputs };
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError) {
+          return { status: 'failed', costUsd: 0, workflowId, failureType: FailureType.InvalidInput, error: `workflow ${workflowId} already ran for this run key and did not fail (it completed or is running outside this run): not started twice` };
+        }
+        if (isCancellation(error)) return { status: 'cancelled', costUsd: 0, workflowId };
+        const outputs = (failureDetails(error) as { outputs?: StoredOutputs } | undefined)?.outputs;
+        return { status: 'failed', costUsd: outputs?.cost ?? 0, workflowId, ...(outputs ? { outputs } : {}), error: failureMessage(error), failureType: failureType(error) };
+      }
+    }
+    try {
+      const outcome = await itemCalls.runPipelineItem({ key: item.key, request, prefix });
+      return { status: 'completed', costUsd: outcome.costUsd, result: outcome.result };
+    } catch (error) {
+      if (isCancellation(error)) return { status: 'cancelled', costUsd: 0 };
+      if (failureType(error) === FailureType.CreditsExhausted) return { status: 'credits_exhausted' };
+      return { status: 'failed', costUsd: 0, error: failureMessage(error), failureType: failureType(error) };
+    }
+  }
+
+  function launch(item: PlannedItem): void {
+    const attempts = model.start(item, Date.now());
+    void runItem(item, attempts).then((outcome) => {
+      model.settle(item.key, outcome, Date.now());
+      wake();
+    });
+  }
+
+  async function flush(): Promise<void> {
+    const records = model.takePending();
+    if (records.length > 0) await calls.recordPipelineItems({ prefix, records });
+  }
+
+  async function readPage(): Promise<void> {
+    try {
+      model.loadPage(await calls.readPipelinePage({ ...run, ...model.pageRequest(), limit: pageSize }));
+    } catch (error) {
+      if (isCancellation(error) || failureType(error) !== FailureType.InvalidInput) throw error;
+      model.inputFailed(`the input could not be read further: ${failureMessage(error)}`);
+    }
+  }
+
+  try {
+    for (;;) {
+      changed = false;
+      if (model.needsPage && !model.stopping) await readPage();
+      let decision = model.decide(Date.now());
+      while (decision.kind !== 'wait') {
+        if (decision.kind === 'reuse') model.reuse(decision.item);
+        else if (decision.kind === 'refuse') model.refuse(decision.item, Date.now());
+        else launch(decision.item);
+        decision = model.decide(Date.now());
+      }
+      if (decision.reason === 'no_items' && model.needsPage && !model.stopping) continue;
+      model.showWait(decision);
+      publish();
+      if (forwardResume) {
+        forwardResume = false;
+        await Promise.all([...model.inFlight.keys()].map((key) => getExternalWorkflowHandle(pipelineItemWorkflowId(definition.name, runKey, key)).signal(resumeSignal).catch(() => undefined)));
+      }
+      if (model.pending.length >= RECORD_FLUSH_SIZE) await flush();
+      if (!model.draining && !model.stopping && !model.inputExhausted && shouldContinueAsNew(workflowInfo(), threshold)) {
+        model.draining = true;
+        continue;
+      }
+      if (model.draining && model.inFlight.size === 0) {
+        await flush();
+        await condition(allHandlersFinished);
+        const next = model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 });
+        return await continueAsNew<typeof pipelineRunWorkflow>({ ...input, runKey, carried: next });
+      }
+      if (model.inFlight.size === 0 && (model.inputExhausted || model.stopping)) break;
+      if (changed) continue;
+      if (decision.delayMs !== undefined) await condition(() => changed, decision.delayMs);
+      else await condition(() => changed);
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    model.cancelled = true;
+  }
+  return await CancellationScope.nonCancellable(finish);
+
+  async function finish(): Promise<PipelineRunResult> {
+    // Cancelled children and activities report back; everything that ended is recorded.
+    await condition(() => model.inFlight.size === 0);
+    model.markUnstarted();
+    await flush();
+    let synthesis: ArtifactRef | undefined;
+    if (definition.synthesis && !model.cancelled && model.fatal === undefined && model.counts.completed + model.counts.reused > 0) {
+      model.phase = 'synthesis';
+      publish();
+      synthesis = await runSynthesis();
+    }
+    model.phase = 'writing_outputs';
+    model.detail = undefined;
+    publish();
+    const completed = !model.cancelled && model.fatal === undefined;
+    const outputs: PipelineOutputs = await fanIn.writePipelineOutputs({
+      ...run, ledger: model.ledger, compareWithPrevious: input.compareWithPrevious === true, completed, ...(synthesis ? { synthesis } : {}),
+    });
+    model.outputs = outputs;
+    model.phase = model.fatal !== undefined ? 'failed' : model.cancelled ? 'cancelled' : 'completed';
+    model.detail = model.fatal;
+    publish();
+    upsertSearchAttributes([{ key: ResearchCostUsdKey, value: model.ledger.spentUsd }]);
+    await condition(allHandlersFinished);
+    const { running: _running, ...counts } = model.counts;
+    if (model.fatal !== undefined) {
+      throw ApplicationFailure.create({ type: FailureType.PipelineRunFailed, nonRetryable: true, message: `${model.fatal} (outputs of what finished: ${outputs.folderUri})`, details: [{ counts, outputs }] });
+    }
+    return {
+      pipeline: definition.name, runKey, status: model.cancelled ? 'cancelled' : 'completed', counts,
+      ledger: { budgetUsd: model.ledger.budgetUsd, spentUsd: model.ledger.spentUsd }, outputs, executions: carried.executions,
+      durationMs: Date.now() - carried.startedAt,
+    };
+  }
+
+  /** The synthesis over the collected results, within the budget; a failure is noted, the outputs are still written. */
+  async function runSynthesis(): Promise<ArtifactRef | undefined> {
+    try {
+      const { request, reserveUsd } = await fanIn.preparePipelineSynthesis(run);
+      if (!fitsBudget(model.ledger, reserveUsd)) {
+        model.note(`synthesis skipped: its ${reserveUsd} USD would pass the budget`);
+        return undefined;
+      }
+      if (request.kind === 'deepresearch') {
+        const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
+          workflowId: pipelineSynthesisWorkflowId(definition.name, runKey),
+          args: [{ request: request.request, context: { pipeline: definition.name, run: runKey, item: '~synthesis' }, ...(input.polling ? { polling: input.polling } : {}) }],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          staticSummary: `${definition.name} · run ${runKey} · synthesis`,
+        });
+        model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + (result.cost ?? 0) };
+        return result.outputs.report;
+      }
+      const outcome = await itemCalls.runPipelineItem({ key: '~synthesis', request, prefix });
+      model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + outcome.costUsd };
+      return outcome.result;
+    } catch (error) {
+      model.note(`synthesis failed: ${failureMessage(error)}`);
+      return undefined;
+    }
+  }
+}
+
+/** The details an application failure carried (a failed research task carries its stored outputs). */
+function failureDetails(error: unknown): unknown {
+  const cause = (error as { cause?: { details?: unknown[] } } | undefined)?.cause;
+  return Array.isArray(cause?.details) ? cause.details[0] : undefined;
+}

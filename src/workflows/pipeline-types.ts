@@ -1,0 +1,195 @@
+/** Inputs, state and results of the pipeline run workflow: plain JSON, shared with clients by `import type`. */
+import type { ArtifactRef, StoredOutputs } from '../activities/types';
+import type { ItemRequest } from '../pipelines/render-item';
+import type { ItemCursor, ItemSource, PipelineDefinition } from '../pipelines/types';
+import type { PollingOverrides } from './types';
+
+/** Parameter values of one run, resolved against the definition's declarations. */
+export type RunParams = Record<string, string | number | boolean>;
+
+/** `pipelineRunWorkflow` input. */
+export interface PipelineRunInput {
+  /** The validated definition (defaults applied). */
+  definition: PipelineDefinition;
+  /** Where items come from, file paths absolute on the worker's machine. */
+  source: ItemSource;
+  params: RunParams;
+  /**
+   * The run key (app-event idempotency key, or a chosen name). Unset for scheduled runs: the key is
+   * then the rest of the workflow id after `pipeline-run/<pipeline>/`, which the schedule makes unique per fire.
+   */
+  runKey?: string;
+  /** Compare the results with the previous completed run of the same pipeline (scheduled runs do). */
+  compareWithPrevious?: boolean;
+  /** Poll delays handed to each item's research task workflow (a sped-up emulator wants shorter ones). */
+  polling?: PollingOverrides;
+  /** Items read per page (default: twice the concurrency, 20 to 200). */
+  pageSize?: number;
+  /** History length after which the run drains its window and continues as new (default 5,000). */
+  continueAsNewAfterEvents?: number;
+  /** Continued-as-new state; callers leave it unset. */
+  carried?: PipelineRunCarried;
+}
+
+/** One item as the run plans it: its key, where it came from, its rendered request and the price to reserve. */
+export interface PlannedItem {
+  key: string;
+  index: number;
+  where: string;
+  /** The rendered request; absent when the item cannot run (`problem` says why). */
+  request?: ItemRequest;
+  /** Why the item cannot run (a missing template variable, a bad key): it fails without spending. */
+  problem?: string;
+  /** USD reserved from the budget before the item starts (the spec's price, or the request's cap). */
+  reserveUsd: number;
+  /** An earlier execution of this run finished the item: it counts as done and is not run again. */
+  done?: { status: ItemStatus; costUsd: number };
+  /** Attempts made so far (a retried item carries its count). */
+  attempts?: number;
+}
+
+/** `readPipelinePage` result. */
+export interface PlannedPage {
+  items: PlannedItem[];
+  cursor: ItemCursor;
+  done: boolean;
+}
+
+/** How an item ended. */
+export type ItemStatus = 'completed' | 'failed' | 'cancelled';
+
+/** What the run records for one item in the artifact store (`<prefix>/items/<key>.json`). */
+export interface PipelineItemRecord {
+  key: string;
+  index: number;
+  status: ItemStatus;
+  attempts: number;
+  costUsd: number;
+  /** The research task workflow that served the item (DeepResearch and workflow steps). */
+  workflowId?: string;
+  /** Stored outputs of a research task. */
+  outputs?: StoredOutputs;
+  /** The stored result of an Answer, Search or Contents item. */
+  result?: ArtifactRef;
+  error?: string;
+  finishedAt: number;
+}
+
+/** `runPipelineItem` result: what an Answer, Search or Contents call cost and where its result is. */
+export interface PipelineItemOutcome {
+  costUsd: number;
+  result: ArtifactRef;
+}
+
+/** Counts of items by what happened to them. */
+export interface PipelineCounts {
+  /** Items read from the input so far. */
+  read: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  /** Items finished by an earlier execution of this run (`--resume`), not run again. */
+  reused: number;
+  /** Items never started (a cancelled or failed run). */
+  skipped: number;
+  running: number;
+}
+
+/** Money of a run: what it spent, what in-flight items hold, and its limit. */
+export interface BudgetLedger {
+  budgetUsd: number;
+  spentUsd: number;
+  reservedUsd: number;
+}
+
+/** What the run is doing, for operators (search attribute `ResearchStatus`, state query, UI details). */
+export type PipelineRunPhase =
+  | 'running'
+  | 'paused'
+  | 'waiting_for_budget'
+  | 'credits_exhausted'
+  | 'draining'
+  | 'writing_outputs'
+  | 'synthesis'
+  | 'completed'
+  | 'cancelled'
+  | 'failed';
+
+/** A failed item, kept in the state for operators (the last few only; all are in the records). */
+export interface ItemFailure {
+  key: string;
+  error: string;
+  attempts: number;
+}
+
+/** State carried across continue-as-new: a cursor and aggregates, never items or results. */
+export interface PipelineRunCarried {
+  runKey: string;
+  runDate: string;
+  startedAt: number;
+  /** Cursor of the page being worked through, and how many of its items were taken already. */
+  pageCursor?: ItemCursor;
+  pageTaken: number;
+  inputDone: boolean;
+  /** Items waiting for another attempt (at most the window's size). */
+  retries: PlannedItem[];
+  counts: Omit<PipelineCounts, 'running'>;
+  ledger: Omit<BudgetLedger, 'reservedUsd'>;
+  /** Time the run spent with items in flight (for the rate and ETA). */
+  activeMs: number;
+  failures: ItemFailure[];
+  paused: boolean;
+  /** Executions of this run so far (continue-as-new chain length). */
+  executions: number;
+  /** A problem that fails the run once the window has drained (an item failure with `fail_run`, an unreadable input). */
+  fatal?: string;
+}
+
+/** What `pipelineRunStateQuery` returns. */
+export interface PipelineRunState {
+  pipeline: string;
+  runKey: string;
+  phase: PipelineRunPhase;
+  /** Why the run waits, and what an operator can do. */
+  detail?: string;
+  counts: PipelineCounts;
+  /** Items in the input, once it has been read to the end. */
+  total?: number;
+  ledger: BudgetLedger;
+  /** Estimated milliseconds left, when there is a rate to go by and the total is known. */
+  etaMs?: number;
+  itemsPerMinute?: number;
+  failures: ItemFailure[];
+  /** Keys of items in flight (at most the window). */
+  running: string[];
+  executions: number;
+  outputs?: PipelineOutputs;
+  /** Signal payloads the run refused, kept visible (the last few). */
+  rejectedMessages: string[];
+}
+
+/** Files the fan-in wrote. */
+export interface PipelineOutputs {
+  /** Store prefix of the run's folder (`pipelines/<pipeline>/<run>`). */
+  prefix: string;
+  /** Absolute location of the outputs folder a user can open. */
+  folderUri: string;
+  files: ArtifactRef[];
+  synthesis?: ArtifactRef;
+  changes?: ArtifactRef;
+}
+
+/** `pipelineRunWorkflow` result. */
+export interface PipelineRunResult {
+  pipeline: string;
+  runKey: string;
+  status: 'completed' | 'cancelled';
+  counts: Omit<PipelineCounts, 'running'>;
+  ledger: Omit<BudgetLedger, 'reservedUsd'>;
+  outputs: PipelineOutputs;
+  executions: number;
+  durationMs: number;
+}
+
+/** `raiseBudget` update argument: a new total, or an amount to add. */
+export type BudgetRaise = { budgetUsd: number } | { addUsd: number };

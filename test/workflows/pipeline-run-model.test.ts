@@ -1,0 +1,120 @@
+import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-run-model';
+import { estimateTimeLeft, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
+import type { PlannedItem } from '../../src/workflows/pipeline-types';
+
+const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index, where: `item ${index + 1}`, reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
+const limits = { pipeline: 'p', concurrency: 2, ratePerSecond: 100, retries: 1, failRunOnItemFailure: false };
+const cursor = (index: number) => ({ index, byteOffset: index * 10, line: index });
+
+function model(budgetUsd = 1, extra: Partial<typeof limits> = {}): PipelineRunModel {
+  return new PipelineRunModel({ ...limits, ...extra }, initialCarried('r', '2026-01-01', budgetUsd, 0), 0);
+}
+
+describe('PipelineRunModel', () => {
+  it('reads a page, starts within the window, and asks for the next page when the first is taken', () => {
+    const run = model();
+    expect(run.needsPage).toBe(true);
+    expect(run.pageRequest()).toEqual({ skip: 0 });
+    run.loadPage({ items: [item('a', 0), item('b', 1), item('c', 2)], cursor: cursor(3), done: false });
+    run.start(run.peek()!, 1_000);
+    run.start(run.peek()!, 1_000);
+    expect(run.decide(1_000)).toMatchObject({ kind: 'wait', reason: 'window_full' });
+    expect(run.ledger.reservedUsd).toBeCloseTo(0.2);
+    run.settle('a', { status: 'completed', costUsd: 0.05 }, 2_000);
+    expect(run.ledger).toEqual({ budgetUsd: 1, spentUsd: 0.05, reservedUsd: 0.1 });
+    expect(run.decide(2_000)).toMatchObject({ kind: 'start', item: { key: 'c' } });
+    run.start(run.peek()!, 2_000);
+    expect(run.needsPage).toBe(true);
+    expect(run.pageRequest()).toEqual({ cursor: cursor(3), skip: 0 });
+    expect(run.takePending()).toEqual([expect.objectContaining({ key: 'a', status: 'completed', attempts: 1, costUsd: 0.05 })]);
+  });
+
+  it('carries the page cursor and how many of its items were taken, so a continued run skips them', () => {
+    const run = model();
+    run.loadPage({ items: [item('a', 0), item('b', 1), item('c', 2)], cursor: cursor(3), done: true });
+    run.start(run.peek()!, 0);
+    run.settle('a', { status: 'completed', costUsd: 0.1 }, 10);
+    const carried = run.toCarried({ runKey: 'r', runDate: 'd', startedAt: 0, executions: 2 });
+    expect(carried).toMatchObject({ pageTaken: 1, inputDone: false, counts: { read: 1, completed: 1 }, ledger: { budgetUsd: 1, spentUsd: 0.1 } });
+    const next = new PipelineRunModel(limits, carried, 20);
+    expect(next.pageRequest()).toEqual({ skip: 1 });
+    next.loadPage({ items: [item('b', 1), item('c', 2)], cursor: cursor(3), done: true });
+    next.start(next.peek()!, 20);
+    next.start(next.peek()!, 20);
+    expect(next.inputExhausted).toBe(true);
+    expect(next.total).toBe(3);
+  });
+
+  it('retries a failed item with a fresh reservation, then records it failed with its attempts', () => {
+    const run = model();
+    run.loadPage({ items: [item('a', 0)], cursor: cursor(1), done: true });
+    run.start(run.peek()!, 0);
+    run.settle('a', { status: 'failed', costUsd: 0, error: 'boom', failureType: 'ResearchTaskFailed' }, 1);
+    expect(run.peek()).toMatchObject({ key: 'a', attempts: 1 });
+    expect(run.counts.failed).toBe(0);
+    expect(run.start(run.peek()!, 2)).toBe(2);
+    run.settle('a', { status: 'failed', costUsd: 0.1, error: 'boom again' }, 3);
+    expect(run.counts).toMatchObject({ failed: 1, read: 1 });
+    expect(run.failures).toEqual([{ key: 'a', error: 'boom again', attempts: 2 }]);
+    expect(run.ledger).toEqual({ budgetUsd: 1, spentUsd: 0.1, reservedUsd: 0 });
+  });
+
+  it('puts an item refused for credits back first without using an attempt, and waits for resume', () => {
+    const run = model();
+    run.loadPage({ items: [item('a', 0), item('b', 1)], cursor: cursor(2), done: true });
+    run.start(run.peek()!, 0);
+    run.settle('a', { status: 'credits_exhausted' }, 1);
+    expect(run.creditsExhausted).toBe(true);
+    expect(run.peek()).toMatchObject({ key: 'a', attempts: 0 });
+    expect(run.decide(1)).toMatchObject({ reason: 'credits_exhausted' });
+    run.showWait(run.decide(1));
+    expect(run.phase).toBe('credits_exhausted');
+  });
+
+  it('fails the run after an item fails when on_item_failure is fail_run, and stops starting', () => {
+    const run = model(1, { failRunOnItemFailure: true, retries: 0 });
+    run.loadPage({ items: [item('a', 0), item('b', 1)], cursor: cursor(2), done: true });
+    run.start(run.peek()!, 0);
+    run.settle('a', { status: 'failed', costUsd: 0, error: 'no' }, 1);
+    expect(run.fatal).toBe('item "a" failed after 1 attempt(s) and on_item_failure is fail_run: no');
+    expect(run.decide(2)).toMatchObject({ reason: 'stopping' });
+    run.markUnstarted();
+    expect(run.counts.skipped).toBe(1);
+  });
+
+  it('records unrunnable items failed without spending, and counts items an earlier execution finished', () => {
+    const run = model();
+    run.loadPage({ items: [item('a', 0, { done: { status: 'completed', costUsd: 0.1 } }), item('b', 1, { request: undefined, problem: 'bad key' })], cursor: cursor(2), done: true });
+    const first = run.decide(0);
+    expect(first.kind).toBe('reuse');
+    if (first.kind === 'reuse') run.reuse(first.item);
+    const second = run.decide(0);
+    if (second.kind === 'refuse') run.refuse(second.item, 0);
+    expect(run.counts).toMatchObject({ reused: 1, failed: 1, read: 2 });
+    expect(run.takePending()).toEqual([expect.objectContaining({ key: 'b', status: 'failed', attempts: 0, costUsd: 0, error: 'bad key' })]);
+    expect(run.inputExhausted).toBe(true);
+  });
+});
+
+describe('progress', () => {
+  const counts = { read: 40, completed: 8, failed: 2, cancelled: 0, reused: 0, skipped: 0, running: 2 };
+
+  it('estimates time left from the items this run finished and the time it had items in flight', () => {
+    expect(estimateTimeLeft({ counts, total: 100, activeMs: 60_000 })).toEqual({ itemsPerMinute: 10, etaMs: 540_000 });
+    expect(estimateTimeLeft({ counts, activeMs: 60_000 })).toEqual({ itemsPerMinute: 10 });
+    expect(estimateTimeLeft({ counts: { ...counts, completed: 0, failed: 0 }, total: 100, activeMs: 60_000 })).toEqual({});
+  });
+
+  it('describes the run for the Temporal UI', () => {
+    const details = runDetails({ phase: 'running', counts, total: 100, ledger: { budgetUsd: 5, spentUsd: 1, reservedUsd: 0.2 }, etaMs: 540_000, detail: 'why' });
+    expect(details).toBe('**running** · 10 of 100 settled\n\n8 completed · 2 failed · 2 running\n\nspent 1.00 USD + 0.20 USD reserved of 5.00 USD\n\nabout 9m 0s left\n\nwhy');
+  });
+
+  it('checks pause and resume payloads', () => {
+    expect(operatorSignalProblem(undefined)).toBeUndefined();
+    expect(operatorSignalProblem({ reason: 'lunch' })).toBeUndefined();
+    expect(operatorSignalProblem({ reason: 3 })).toBe('reason: must be text');
+    expect(operatorSignalProblem('stop')).toBe('payload must be nothing or {reason: "text"}');
+    expect(operatorSignalProblem({ why: 'x' })).toBe('unknown field "why" (allowed: reason)');
+  });
+});
