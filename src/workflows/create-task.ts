@@ -48,10 +48,29 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
       );
     } catch (error) {
       if (failureType(error) !== FailureType.CreateOutcomeUnknown) throw error;
-      const found = await reconcile(ctx, createdAfter);
+      const found = await reconcileUnlessCancelled(ctx, createdAfter);
       if (found) return found;
       log.warn('create outcome unknown and no task found after reconciling: creating again', { requestKey: ctx.requestKey });
     }
+  }
+}
+
+/**
+ * Reconciles; when the workflow is cancelled meanwhile, looks once more (not cancellable) so a task the
+ * lost create did make is returned: the caller then sees the cancellation and cancels that task at the
+ * service instead of leaving a paid task nobody follows.
+ */
+async function reconcileUnlessCancelled(ctx: CreateTaskContext, createdAfter: string): Promise<CreatedResearchTask | undefined> {
+  try {
+    return await reconcile(ctx, createdAfter);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    const query = ctx.request.query ?? ctx.request.input;
+    const found = await CancellationScope.nonCancellable(() =>
+      ctx.lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) }).catch(() => null));
+    if (!found) throw error;
+    log.warn('cancelled while reconciling a lost create: the task was found and will be cancelled at the service', { requestKey: ctx.requestKey, deepresearchId: found.deepresearchId });
+    return found;
   }
 }
 

@@ -127,6 +127,21 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
   });
 
+  it('cancelled while a lost create is unresolved, looks once more and cancels the task it made', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { faults: { 'deepresearch.create': { dropAfterProcessingRate: 1 }, 'deepresearch.list': { errorRate: 1 } } } });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'lost-create-cancelled', args: [{ request: { query: 'Sodium-ion batteries', mode: 'heavy' }, polling: world.polling }] });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('cannot be read') ?? false, { timeoutMs: 3_600_000, description: 'a request for an operator decision' });
+    // The list works again; instead of deciding, the operator cancels the run.
+    world.emulator.faults.replace({});
+    await handle.cancel();
+    const result = await handle.result();
+    const [made] = await world.api.listTasks({ limit: 1 });
+    expect(result).toMatchObject({ status: 'cancelled', deepresearchId: made!.deepresearch_id });
+    expect((await world.api.getTask(made!.deepresearch_id)).status).toBe('cancelled');
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+  });
+
   it('deletes the task at the service once its outputs are stored, when asked to', async () => {
     const env = getEnv();
     world = await makeWorld(env);
