@@ -11,5 +11,13 @@ export const pausePipelineSignal = defineSignal<[{ reason?: string }?]>('pausePi
  * the items in flight, whose research tasks wait for the same `resume` after a 402.
  */
 export const resumePipelineSignal = defineSignal<[{ reason?: string }?]>('resumePipeline');
+/** What an item's research task tells its run when it starts or stops waiting for a person. */
+export interface ItemWaitingNotice {
+  item: string;
+  /** `checkpoint`: a checkpoint waits for an answer; `operator`: a 402, 401 or 403 waits for resume; null: no longer waiting. */
+  waiting: 'checkpoint' | 'operator' | null;
+}
+/** Sent by an item's research task workflow to its parent run, so the run can show who waits for whom. */
+export const itemWaitingSignal = defineSignal<[ItemWaitingNotice]>('pipelineItemWaiting');
 /** Raise the run's budget (never lower it); answers with the ledger after the raise. */
 export const raiseBudgetUpdate = defineUpdate<BudgetLedger, [BudgetRaise]>('raiseBudget');

@@ -30,6 +30,7 @@ function duration(ms: number): string {
 /** The run's current details for the Temporal UI (Markdown): phase, counts, money, time left, why it waits. */
 export function runDetails(input: {
   phase: PipelineRunPhase; counts: PipelineCounts; total?: number; ledger: BudgetLedger; etaMs?: number; detail?: string;
+  waiting?: { checkpoint: number; operator: number };
 }): string {
   const { counts, ledger } = input;
   const of = input.total === undefined ? `${counts.read}+ read` : `${input.total}`;
@@ -38,9 +39,20 @@ export function runDetails(input: {
     `${counts.completed} completed · ${counts.failed} failed · ${counts.running} running${counts.reused ? ` · ${counts.reused} from an earlier execution` : ''}${counts.cancelled ? ` · ${counts.cancelled} cancelled` : ''}${counts.skipped ? ` · ${counts.skipped} not started` : ''}`,
     `spent ${usd(ledger.spentUsd)} + ${usd(ledger.reservedUsd)} reserved of ${usd(ledger.budgetUsd)}`,
   ];
+  const waiting = input.waiting ?? { checkpoint: 0, operator: 0 };
+  if (waiting.checkpoint > 0) lines.push(`${waiting.checkpoint} waiting at a checkpoint: answer with \`rp respond\` or the item's respondToCheckpoint update`);
+  if (waiting.operator > 0) lines.push(`${waiting.operator} waiting for an operator (credits, key or permission): fix it, then send resumePipeline`);
   if (input.etaMs !== undefined) lines.push(`about ${duration(input.etaMs)} left`);
   if (input.detail) lines.push(input.detail);
   return lines.join('\n\n');
+}
+
+/** Why an item's waiting notice is refused (undefined when fine). */
+export function itemWaitingProblem(payload: unknown): string | undefined {
+  if (!isRecord(payload)) return 'payload must be {item, waiting}';
+  if (typeof payload.item !== 'string' || payload.item === '') return 'item: must be the item key';
+  if (payload.waiting !== null && payload.waiting !== 'checkpoint' && payload.waiting !== 'operator') return 'waiting: must be "checkpoint", "operator" or null';
+  return undefined;
 }
 
 /** Why a pause or resume signal's payload is refused (undefined when fine): nothing, or `{reason}` text. */

@@ -181,6 +181,7 @@ export class PipelineRunModel {
     const flight = this.inFlight.get(key);
     if (!flight) return;
     this.inFlight.delete(key);
+    this.waitingItems.delete(key);
     this.counts.running = this.inFlight.size;
     if (this.inFlight.size === 0 && this.#activeSince !== undefined) {
       this.activeMs += now - this.#activeSince;
@@ -258,6 +259,19 @@ export class PipelineRunModel {
     return this.activeMs + (this.#activeSince !== undefined ? now - this.#activeSince : 0);
   }
 
+  /** Items in flight that wait for a person, by what they wait for (their research tasks say so). */
+  readonly waitingItems = new Map<string, 'checkpoint' | 'operator'>();
+
+  /** Applies an item's notice; an item not in flight (finished, or another run's) is ignored. */
+  noteWaiting(item: string, waiting: 'checkpoint' | 'operator' | null): void {
+    if (waiting === null || !this.inFlight.has(item)) this.waitingItems.delete(item);
+    else this.waitingItems.set(item, waiting);
+  }
+
+  #waitingKeys(kind: 'checkpoint' | 'operator'): string[] {
+    return [...this.waitingItems].filter(([key, what]) => what === kind && this.inFlight.has(key)).map(([key]) => key).sort();
+  }
+
   /** The state query's answer. */
   toState(runKey: string, executions: number, now: number): PipelineRunState {
     const total = this.total;
@@ -265,7 +279,8 @@ export class PipelineRunModel {
       pipeline: this.limits.pipeline, runKey, phase: this.phase, ...(this.detail ? { detail: this.detail } : {}),
       counts: { ...this.counts }, ...(total !== undefined ? { total } : {}), ledger: { ...this.ledger },
       ...estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) }),
-      failures: [...this.failures], running: [...this.inFlight.keys()], executions,
+      failures: [...this.failures], running: [...this.inFlight.keys()],
+      waiting: { checkpoint: this.#waitingKeys('checkpoint'), operator: this.#waitingKeys('operator') }, executions,
       ...(this.outputs ? { outputs: this.outputs } : {}), rejectedMessages: [...this.rejectedMessages],
     };
   }
@@ -274,7 +289,8 @@ export class PipelineRunModel {
   details(now: number): string {
     const total = this.total;
     const { etaMs } = estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) });
-    return runDetails({ phase: this.phase, counts: this.counts, total, ledger: this.ledger, etaMs, detail: this.detail });
+    const waiting = { checkpoint: this.#waitingKeys('checkpoint').length, operator: this.#waitingKeys('operator').length };
+    return runDetails({ phase: this.phase, counts: this.counts, total, ledger: this.ledger, etaMs, detail: this.detail, waiting });
   }
 
   /** What continue-as-new carries: the cursor and aggregates (the window has drained). */

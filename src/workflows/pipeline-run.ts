@@ -14,8 +14,8 @@ import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
 import { pipelineItemWorkflowId, pipelineRunPrefix, pipelineSynthesisWorkflowId, runKeyOfRunWorkflowId } from './ids';
 import { budgetRaiseProblem, fitsBudget } from './pipeline-budget';
-import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
-import { operatorSignalProblem } from './pipeline-progress';
+import { itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
+import { itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
 import { initialCarried, PipelineRunModel, type ItemOutcome } from './pipeline-run-model';
 import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem } from './pipeline-types';
 import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, shouldContinueAsNew } from './pipeline-window';
@@ -82,6 +82,12 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     model.creditsExhausted = false;
     forwardResume = usesChildren;
     wake();
+  });
+  setHandler(itemWaitingSignal, (notice) => {
+    const problem = itemWaitingProblem(notice);
+    if (problem) return model.reject(`pipelineItemWaiting refused: ${problem}`);
+    model.noteWaiting(notice.item, notice.waiting);
+    publish();
   });
   setHandler(raiseBudgetUpdate, (raise) => {
     const ledger = model.raise(raise);

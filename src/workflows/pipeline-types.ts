@@ -162,6 +162,8 @@ export interface PipelineRunState {
   failures: ItemFailure[];
   /** Keys of items in flight (at most the window). */
   running: string[];
+  /** Items in flight waiting for an answer to a checkpoint, and for an operator's resume (402, 401, 403). */
+  waiting: { checkpoint: string[]; operator: string[] };
   executions: number;
   outputs?: PipelineOutputs;
   /** Signal payloads the run refused, kept visible (the last few). */

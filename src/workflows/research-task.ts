@@ -1,5 +1,5 @@
 import {
-  ApplicationFailure, CancellationScope, condition, continueAsNew, isCancellation, proxyActivities, setCurrentDetails,
+  ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
   allHandlersFinished, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
@@ -14,6 +14,7 @@ import { nextPollDelayMs } from './polling';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
+import { itemWaitingSignal, type ItemWaitingNotice } from './pipeline-definitions';
 import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
 import type { ResearchTaskInput, ResearchTaskResult, WaitReason } from './types';
@@ -44,7 +45,23 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   let lastStatus: string | undefined;
   let lastCost: number | undefined;
 
+  // An item of a pipeline run tells its run when it starts and stops waiting for a person, so the run's
+  // progress can say who waits for whom (the run cannot see its children's state otherwise).
+  const parent = workflowInfo().parent;
+  const item = input.context?.item;
+  let lastWaiting: ItemWaitingNotice['waiting'] = null;
+  const tellParent = (): void => {
+    if (!parent || !item) return;
+    const waiting = model.status === 'awaiting_input' || model.status === 'paused' ? 'checkpoint'
+      : model.waitingFor === 'credits_exhausted' || model.waitingFor === 'operator' ? 'operator' : null;
+    if (waiting === lastWaiting) return;
+    lastWaiting = waiting;
+    // A run that has closed (or another kind of parent) may not take it: the notice is only a hint.
+    getExternalWorkflowHandle(parent.workflowId).signal(itemWaitingSignal, { item, waiting }).catch(() => undefined);
+  };
+
   const publish = (): void => {
+    tellParent();
     if (model.status !== lastStatus || model.cost !== lastCost) {
       upsertSearchAttributes([
         { key: ResearchStatusKey, value: model.status },

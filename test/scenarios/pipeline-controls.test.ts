@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
-import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal } from '../../src/workflows/definitions';
+import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, respondToCheckpointUpdate, resumePipelineSignal } from '../../src/workflows/definitions';
+import { pipelineItemWorkflowId } from '../../src/workflows/ids';
 import { FailureType } from '../../src/workflows/failures';
 import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
 import { describeScenarios, WorkflowUpdateFailedError } from '../support/scenario-env';
@@ -43,6 +44,24 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     expect(result.counts).toMatchObject({ completed: 4, failed: 0 });
     expect(result.ledger).toEqual({ budgetUsd: 0.45, spentUsd: 0.4 });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(4);
+  });
+
+  it('shows which items wait at a checkpoint in its own progress, and goes on once they are answered', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(fastResearch(2, 'concurrency: 2\nbudget_usd: 5').replace('    mode: fast', '    mode: fast\n    hitl: { plan_review: true }'), world, { runKey: 'reviewed' });
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/scan/reviewed', args: [input] });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 2, { timeoutMs: 3_600_000, description: 'both items at their plan review' });
+    const state = await handle.query(pipelineRunStateQuery);
+    expect(state.waiting).toEqual({ checkpoint: ['company-1-example', 'company-2-example'].sort(), operator: [] });
+    for (const key of state.waiting.checkpoint) {
+      const item = env.getHandle(pipelineItemWorkflowId('scan', 'reviewed', key));
+      const interaction = (await item.query(researchTaskStateQuery)).interaction!;
+      await item.executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
+    }
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 0, { description: 'the answered items to stop waiting' });
+    const result = await handle.result();
+    expect(result.counts).toMatchObject({ completed: 2, failed: 0 });
   });
 
   it('pauses starts, resumes them, and on cancel stops the children and keeps what finished', async () => {

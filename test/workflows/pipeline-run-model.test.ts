@@ -1,5 +1,5 @@
 import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-run-model';
-import { estimateTimeLeft, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
+import { estimateTimeLeft, itemWaitingProblem, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
 import type { PlannedItem } from '../../src/workflows/pipeline-types';
 
 const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index, where: `item ${index + 1}`, reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
@@ -116,5 +116,32 @@ describe('progress', () => {
     expect(operatorSignalProblem({ reason: 3 })).toBe('reason: must be text');
     expect(operatorSignalProblem('stop')).toBe('payload must be nothing or {reason: "text"}');
     expect(operatorSignalProblem({ why: 'x' })).toBe('unknown field "why" (allowed: reason)');
+  });
+});
+
+describe('items waiting for a person', () => {
+  it('lists in-flight items by what they wait for, forgets them once answered or settled, and says so in the details', () => {
+    const run = model();
+    run.loadPage({ items: [item('a', 0), item('b', 1)], cursor: cursor(2), done: true });
+    run.start(run.peek()!, 0);
+    run.start(run.peek()!, 0);
+    run.noteWaiting('b', 'checkpoint');
+    run.noteWaiting('a', 'operator');
+    run.noteWaiting('ghost', 'checkpoint');
+    expect(run.toState('r', 1, 0).waiting).toEqual({ checkpoint: ['b'], operator: ['a'] });
+    expect(run.details(0)).toContain('1 waiting at a checkpoint');
+    expect(run.details(0)).toContain('1 waiting for an operator');
+    run.noteWaiting('b', null);
+    run.settle('a', { status: 'completed', costUsd: 0.1 }, 10);
+    expect(run.toState('r', 1, 10).waiting).toEqual({ checkpoint: [], operator: [] });
+    expect(run.details(10)).not.toContain('waiting');
+  });
+
+  it('refuses a malformed notice, naming the field', () => {
+    expect(itemWaitingProblem({ item: 'a', waiting: 'checkpoint' })).toBeUndefined();
+    expect(itemWaitingProblem({ item: 'a', waiting: null })).toBeUndefined();
+    expect(itemWaitingProblem(undefined)).toBe('payload must be {item, waiting}');
+    expect(itemWaitingProblem({ item: '', waiting: null })).toBe('item: must be the item key');
+    expect(itemWaitingProblem({ item: 'a', waiting: 'lunch' })).toBe('waiting: must be "checkpoint", "operator" or null');
   });
 });
