@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import { z } from 'zod';
-import { ResearchApiError, type Task, type TaskAsset } from '../api';
+import { ResearchApiError, type CallOptions, type Task, type TaskAssetStream } from '../api';
 import type { ActivityDeps } from './deps';
 import { callOptions, heartbeat, lastHeartbeatDetails, throwIfCancelled } from './context';
 import { callService, checkedKeyPrefix, rethrowAsFailure } from './errors';
@@ -50,7 +50,7 @@ export function outputActivities(deps: ActivityDeps) {
     };
     for (const [index, file] of plan.entries()) {
       throwIfCancelled();
-      const ref = (index < resumeFrom ? await store.stat(file.key) : undefined) ?? await storeFile(file);
+      const ref = (index < resumeFrom ? await store.stat(file.key) : undefined) ?? await storeFile(file, index);
       if (typeof ref === 'string') (result.missing ??= []).push({ name: file.key.slice(prefix.length + 1), reason: ref });
       else record(result, file.kind, ref);
       heartbeat({ stored: index + 1 });
@@ -60,7 +60,7 @@ export function outputActivities(deps: ActivityDeps) {
   }
 
   /** Stores one file; returns the reason instead when the service says the file is gone. */
-  async function storeFile(file: PlannedFile): Promise<ArtifactRef | string> {
+  async function storeFile(file: PlannedFile, storedBefore: number): Promise<ArtifactRef | string> {
     let produced;
     try {
       produced = await file.produce();
@@ -71,13 +71,18 @@ export function outputActivities(deps: ActivityDeps) {
       }
       return rethrowAsFailure(error);
     }
-    return store.put(file.key, produced.data, produced.contentType);
+    try {
+      // A download streams into the store; heartbeats while it flows keep a slow file from looking stuck.
+      return await store.put(file.key, heartbeating(produced.data, storedBefore), produced.contentType);
+    } catch (error) {
+      return rethrowAsFailure(error);
+    }
   }
 
-  async function download(deepresearchId: string, url: string | undefined, assetId: string | undefined): Promise<TaskAsset> {
-    // downloadAsset sends the API key only to the service's own origin, so a foreign URL gets no key.
-    if (url) return api.downloadAsset(url, callOptions());
-    if (assetId) return api.getTaskAsset(deepresearchId, assetId, {}, callOptions());
+  async function download(deepresearchId: string, url: string | undefined, assetId: string | undefined): Promise<TaskAssetStream> {
+    // streamAsset sends the API key only to the service's own origin, so a foreign URL gets no key.
+    if (url) return api.streamAsset(url, streamOptions());
+    if (assetId) return api.streamTaskAsset(deepresearchId, assetId, streamOptions());
     throw new Error('a file with neither url nor id');
   }
 
@@ -85,7 +90,7 @@ export function outputActivities(deps: ActivityDeps) {
 }
 
 /** The files of a task in a fixed order, so attempts agree on what "the first n" means. */
-function planFiles(task: Task, prefix: string, download: (url?: string, id?: string) => Promise<TaskAsset>): PlannedFile[] {
+function planFiles(task: Task, prefix: string, download: (url?: string, id?: string) => Promise<TaskAssetStream>): PlannedFile[] {
   const plan: PlannedFile[] = [];
   const report = renderReport(task);
   if (report) {
@@ -117,10 +122,39 @@ function planFiles(task: Task, prefix: string, download: (url?: string, id?: str
   return plan;
 }
 
-async function fetched(key: string, asset: Promise<TaskAsset>): Promise<{ data: Uint8Array; contentType: string }> {
-  const { data, contentType } = await asset;
+async function fetched(key: string, asset: Promise<TaskAssetStream>): Promise<{ data: AsyncIterable<Uint8Array>; contentType: string }> {
+  const { body, contentType } = await asset;
   // A generic type from the server says less than the file's extension.
-  return { data, contentType: contentType === 'application/octet-stream' ? contentTypeOf(key) : contentType };
+  return { data: body, contentType: contentType === 'application/octet-stream' ? contentTypeOf(key) : contentType };
+}
+
+/** How often a streaming download heartbeats at most. */
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/** Passes a file's chunks through, heartbeating (files stored so far) while they flow. */
+export function heartbeating(data: ArtifactData, storedBefore: number): ArtifactData {
+  if (typeof data === 'string' || data instanceof Uint8Array) return data;
+  const chunks = data;
+  return (async function* flowing(): AsyncGenerator<Uint8Array> {
+    let last = Date.now();
+    for await (const chunk of chunks) {
+      throwIfCancelled();
+      if (Date.now() - last >= HEARTBEAT_EVERY_MS) {
+        heartbeat({ stored: storedBefore });
+        last = Date.now();
+      }
+      yield chunk;
+    }
+  })();
+}
+
+/**
+ * Call options for a download: the cancellation signal only. The transport still bounds the response
+ * head and each gap between chunks; the activity's heartbeat timeout bounds the rest.
+ */
+function streamOptions(): CallOptions {
+  const { signal } = callOptions();
+  return signal ? { signal } : {};
 }
 
 function urlBaseName(url: string): string | undefined {

@@ -11,6 +11,12 @@ export interface TaskAsset {
   data: Uint8Array;
 }
 
+/** A file the service serves, as a stream of chunks (read it once, to the end or until it throws). */
+export interface TaskAssetStream {
+  contentType: string;
+  body: AsyncIterable<Uint8Array>;
+}
+
 /** A typed event of the Answer stream. */
 export type AnswerEvent = AnswerStreamEvent<
   z.infer<typeof s.answerSearchResult>,
@@ -121,9 +127,30 @@ export class ResearchClient {
   }
 
   /**
-   * Downloads a file the service linked to (a deliverable, `pdf_url`, an image), as a path under the base
+   * Streams a file the service linked to (a deliverable, `pdf_url`, an image), as a path under the base
    * URL or an absolute URL; the API key is sent only to the service's own origin.
    */
+  async streamAsset(pathOrUrl: string, options?: CallOptions): Promise<TaskAssetStream> {
+    // The time limit covers the response head, then each gap between chunks: a large file may take long.
+    const response = await this.#http.send('GET', pathOrUrl, { options, accept: '*/*', stream: true });
+    const contentType = response.headers['content-type'];
+    const http = this.#http;
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const chunk of response.body) yield chunk as Uint8Array;
+      } catch (cause) {
+        throw http.bodyError(cause, response.target);
+      }
+    }
+    return { contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? 'application/octet-stream', body: chunks() };
+  }
+
+  /** `GET /deepresearch/tasks/{id}/assets/{assetId}` as a stream (see streamAsset). */
+  async streamTaskAsset(taskId: string, assetId: string, options?: CallOptions): Promise<TaskAssetStream> {
+    return this.streamAsset(`/deepresearch/tasks/${id(taskId)}/assets/${id(assetId)}`, options);
+  }
+
+  /** Downloads a whole file the service linked to; see streamAsset for large ones. */
   async downloadAsset(pathOrUrl: string, options?: CallOptions): Promise<TaskAsset> {
     const response = await this.#http.send('GET', pathOrUrl, { options, accept: '*/*' });
     const contentType = response.headers['content-type'];
