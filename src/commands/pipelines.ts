@@ -47,23 +47,32 @@ const openConfiguredPreviewer: PreviewerOpener = async (io) => {
   return { preview: (slug, request) => service.api.previewWorkflow(slug, request), close: () => service.close() };
 };
 
-/** `rp run <file> --dry-run`: checks every item and prints the estimate; 0 when a run could start, 1 otherwise. */
-export async function runPipeline(file: string, options: { dryRun?: boolean; set?: string[]; runKey?: string }, io: CommandIo, openPreviewer: PreviewerOpener = openConfiguredPreviewer): Promise<number> {
+/**
+ * The `--set` overrides (bad ones are bad usage) and the loaded definition of `rp run`; a definition that
+ * cannot be read or is invalid is printed and gives exit code 1.
+ */
+export async function openRunArguments(file: string, set: readonly string[] | undefined, io: CommandIo): Promise<{ loaded: Awaited<ReturnType<typeof loadPipelineDefinition>>; overrides: Record<string, string> } | number> {
   let overrides: Record<string, string>;
   try {
-    overrides = parseSetArguments(options.set ?? []);
+    overrides = parseSetArguments([...(set ?? [])]);
   } catch (error) {
     if (error instanceof ParameterError) throw new UsageError(error.message);
     throw error;
   }
-  let loaded;
   try {
-    loaded = await loadPipelineDefinition(file);
+    return { loaded: await loadPipelineDefinition(file), overrides };
   } catch (error) {
     if (!(error instanceof PipelineDefinitionError) && !isMissingFile(error)) throw error;
     io.stderr(`${error instanceof PipelineDefinitionError ? error.message : `${file}: ${(error as Error).message}`}\n`);
     return 1;
   }
+}
+
+/** `rp run <file> --dry-run`: checks every item and prints the estimate; 0 when a run could start, 1 otherwise. */
+export async function runPipeline(file: string, options: { dryRun?: boolean; set?: string[]; runKey?: string }, io: CommandIo, openPreviewer: PreviewerOpener = openConfiguredPreviewer): Promise<number> {
+  const opened = await openRunArguments(file, options.set, io);
+  if (typeof opened === 'number') return opened;
+  const { loaded, overrides } = opened;
   const previewer = stepSpec(loaded.definition.step).kind === 'workflow' ? await openPreviewer(io) : undefined;
   try {
     const report = await dryRunPipeline(loaded, { overrides, runKey: options.runKey, previewWorkflow: previewer?.preview });

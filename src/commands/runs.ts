@@ -1,13 +1,13 @@
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { ITEM_KEY_PATTERN, loadPipelineDefinition, ParameterError, parseSetArguments, PipelineDefinitionError, resolveParameters } from '../pipelines';
+import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
 import { RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, respondToCheckpointUpdate, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
 import { pipelineItemWorkflowId } from '../workflows/ids';
 import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
-import type { CommandIo } from './pipelines';
+import { openRunArguments, type CommandIo } from './pipelines';
 import { progressView } from './progress';
 import { UsageError } from './usage';
 
@@ -76,21 +76,9 @@ export interface RunOptions {
 
 /** `rp run <file>`: starts a run (or finds the one its run key has); with `--wait`, shows progress and ends with where the outputs are. */
 export async function startRunCommand(file: string, options: RunOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal, progress: { stream?: { isTTY?: boolean; write(text: string): unknown }; intervalMs?: number } = {}): Promise<number> {
-  let overrides: Record<string, string>;
-  try {
-    overrides = parseSetArguments(options.set ?? []);
-  } catch (error) {
-    if (error instanceof ParameterError) throw new UsageError(error.message);
-    throw error;
-  }
-  let loaded;
-  try {
-    loaded = await loadPipelineDefinition(file);
-  } catch (error) {
-    if (!(error instanceof PipelineDefinitionError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    io.stderr(`${error instanceof PipelineDefinitionError ? error.message : `${file}: ${(error as Error).message}`}\n`);
-    return 1;
-  }
+  const opened = await openRunArguments(file, options.set, io);
+  if (typeof opened === 'number') return opened;
+  const { loaded, overrides } = opened;
   const runKey = options.runKey ?? `manual-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}`;
   // Bad usage is refused before anything is contacted.
   if (!ITEM_KEY_PATTERN.test(runKey)) throw new UsageError(`--run-key: ${new RunKeyError(runKey).message}`);
