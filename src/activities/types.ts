@@ -146,7 +146,9 @@ export interface CreatedBatch {
 /** `addResearchBatchTasks` input: at most 100 tasks with caller-chosen ids. */
 export interface AddBatchTasksInput {
   batchId: string;
+  /** The tasks themselves, or (with `tasksRef`) none: the activity reads `limit` lines from `offset`. */
   tasks: Array<{ id: string; query: string }>;
+  tasksRef?: { key: string; offset: number; limit: number };
   /** List the batch's tasks first and add only missing ids (after a refused or ambiguous add). */
   reconcile?: boolean;
 }

@@ -38,6 +38,16 @@ export const handlerCall: ActivityOptions = {
   retry: { ...retry, maximumAttempts: 3 },
 };
 
+/**
+ * Adding up to 100 tasks to a batch, after paging through the ids it has when reconciling: it heartbeats
+ * while it works, so a large batch may take minutes and a stuck call is noticed in 30 seconds.
+ */
+export const batchAdd: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry,
+};
+
 /** A lookup the workflow can do without (reconciling a lost create): a few quick tries, then it moves on. */
 export const lookup: ActivityOptions = {
   startToCloseTimeout: '30 seconds',

@@ -5,10 +5,21 @@ import type { BatchStatus } from '../api/schemas';
 export const MAX_TASKS_PER_ADD = 100;
 
 /** Every reason a batch request cannot go to the service (empty when it can). */
-export function batchInputProblems(batch: Record<string, unknown>, tasks: ReadonlyArray<{ id?: unknown; query?: unknown }>): string[] {
+export function batchInputProblems(
+  batch: Record<string, unknown>,
+  tasks: ReadonlyArray<{ id?: unknown; query?: unknown }>,
+  tasksRef?: { key?: unknown; count?: unknown },
+): string[] {
   const problems: string[] = [];
   for (const field of Object.keys(NOT_IN_BATCHES)) {
     if (batch[field] !== undefined) problems.push(`batch.${field}: ${batchLimitProblem(field)}`);
+  }
+  if (tasksRef !== undefined) {
+    // The lines themselves are checked by the add activity, which reads them.
+    if (tasks.length > 0) problems.push('tasks: give the tasks inline or by tasksRef, not both');
+    if (typeof tasksRef.key !== 'string' || tasksRef.key === '') problems.push('tasksRef.key: must be the artifact key of a JSON-lines task list');
+    if (typeof tasksRef.count !== 'number' || !Number.isInteger(tasksRef.count) || tasksRef.count < 1) problems.push('tasksRef.count: must be a whole number of tasks, at least 1');
+    return problems;
   }
   if (tasks.length === 0) problems.push('tasks: a batch needs at least one task');
   const seen = new Set<string>();

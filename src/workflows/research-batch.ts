@@ -4,9 +4,9 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
-import { download, shortCall } from './activity-options';
+import { batchAdd, download, shortCall } from './activity-options';
 import {
-  batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, nextBatchPollDelayMs,
+  batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
 } from './batch-plan';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
@@ -19,6 +19,7 @@ import type { ResearchBatchCarried, ResearchBatchInput, ResearchBatchResult, Res
 type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
 const downloads = proxyActivities<Activities>(download);
+const adds = proxyActivities<Activities>(batchAdd);
 
 /**
  * One service batch as a durable workflow: create it with shared configuration, add tasks 100 at a
@@ -28,14 +29,14 @@ const downloads = proxyActivities<Activities>(download);
  */
 export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<ResearchBatchResult> {
   if (!input.carried) {
-    const problems = batchInputProblems(input.batch as Record<string, unknown>, input.tasks);
+    const problems = batchInputProblems(input.batch as Record<string, unknown>, input.tasks, input.tasksRef);
     if (problems.length > 0) {
       throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
     }
   }
   const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
   const carried: Omit<ResearchBatchCarried, 'batchId'> & { batchId?: string } = input.carried ?? {
-    phase: 'adding', webhookConfigured: false, tasksTotal: input.tasks.length, tasksAdded: 0,
+    phase: 'adding', webhookConfigured: false, tasksTotal: input.tasksRef?.count ?? input.tasks.length, tasksAdded: 0,
     collected: [], collectedCount: 0, manifests: [], polls: 0, startedAt: Date.now(),
   };
   const state: ResearchBatchState = {
@@ -86,11 +87,11 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     resumed: () => resumeRequested,
     consume: () => void (resumeRequested = false),
   };
-  const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks']): Promise<void> => {
+  const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks'], tasksRef?: { key: string; offset: number; limit: number }): Promise<void> => {
     let reconcile = false;
     const added = await untilOperatorFixes(() => {
       // After a refused add, list the batch first: ids already there are not added again.
-      const call = calls.addResearchBatchTasks({ batchId, tasks, reconcile });
+      const call = adds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) });
       reconcile = true;
       return call;
     }, operator);
@@ -112,6 +113,19 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     }
     const batchId = carried.batchId!;
     publish();
+    if (carried.phase === 'adding' && input.tasksRef) {
+      // By reference: the activity reads each chunk from the store; the workflow holds only the offset.
+      const { key, count } = input.tasksRef;
+      while (carried.tasksAdded < count) {
+        const limit = Math.min(MAX_TASKS_PER_ADD, count - carried.tasksAdded);
+        await CancellationScope.nonCancellable(() => addChunk(batchId, [], { key, offset: carried.tasksAdded, limit }));
+        carried.tasksAdded += limit;
+        publish();
+        if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
+        await maybeContinueAsNew();
+      }
+      carried.phase = state.phase = 'following';
+    }
     if (carried.phase === 'adding') {
       for (const tasks of chunk(input.tasks)) {
         // A chunk in flight is finished, so its outcome is known; a cancel stops the adding after it.

@@ -142,14 +142,25 @@ export interface ResearchTaskResult {
 /** `researchBatchWorkflow` input. */
 export interface ResearchBatchInput {
   batch: CreateBatchRequest;
-  /** Tasks to add (on a continued run: those not added yet). */
+  /** Tasks to add (on a continued run: those not added yet). Empty when `tasksRef` names them. */
   tasks: Array<{ id: string; query: string }>;
+  /**
+   * The tasks as JSON lines of `{id, query}` in the artifact store, for batches whose queries would not
+   * fit in a payload (2 MB): the workflow then holds only how many were added, never the queries.
+   */
+  tasksRef?: BatchTasksRef;
   context?: ResearchContext;
   polling?: PollingOverrides;
   /** History length after which the workflow continues as new; 5,000 unless set (tests set it low). */
   continueAsNewAfterEvents?: number;
   /** Continued-as-new state; callers leave it unset. */
   carried?: ResearchBatchCarried;
+}
+
+/** Where a batch's tasks are: a JSON-lines artifact, and how many lines it has. */
+export interface BatchTasksRef {
+  key: string;
+  count: number;
 }
 
 /** State a batch workflow carries across continue-as-new. */

@@ -1,3 +1,4 @@
+import { bySize } from '../../src/activities/batches';
 import { FailureType } from '../../src/workflows/failures';
 import { INTAKE, WORKFLOW_ID, jsonOf, useTestbed, type Setup } from './helpers';
 
@@ -144,5 +145,19 @@ describe('collectResearchBatchPage', () => {
     expect(b).toMatchObject({ status: 'failed', error: 'tool budget', report: expect.objectContaining({ key: 'batches/b1/b/report.json' }) });
     expect(c).toEqual({ deepresearchId: 'dr_c', status: 'running', sourceCount: 0 });
     expect(Buffer.from(await t.store.get(a!.report!.key)).toString()).toBe('# A');
+  });
+});
+
+describe('bySize', () => {
+  it('keeps order and puts as many tasks in a call as stay under the limit', () => {
+    const tasks = Array.from({ length: 7 }, (_, index) => ({ id: `t${index}`, query: 'x'.repeat(300) }));
+    const groups = bySize(tasks, 1_000);
+    expect(groups.flat()).toEqual(tasks);
+    expect(groups.map((group) => group.length)).toEqual([3, 3, 1]);
+    expect(groups.every((group) => Buffer.byteLength(JSON.stringify(group)) < 1_000)).toBe(true);
+  });
+
+  it('sends a task larger than the limit alone rather than dropping it', () => {
+    expect(bySize([{ q: 'x'.repeat(50) }, { q: 'y' }], 20).map((group) => group.length)).toEqual([1, 1]);
   });
 });

@@ -134,6 +134,41 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     expect((await handle.query(researchBatchStateQuery)).detail).toContain('the service refused to cancel the batch: batch cannot be cancelled in its current state');
   });
 
+  it('takes its tasks by reference when their queries would not fit in a payload, adding each once across continue-as-new', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
+    // 120 queries of 25,000 characters: 3 MB, past Temporal's 2 MB payload limit if passed inline.
+    const big = Array.from({ length: 120 }, (_, index) => ({ id: `filing-${index + 1}`, query: `Filing ${index + 1}: ${'risk factors and liquidity. '.repeat(900)}`.slice(0, 25_000) }));
+    expect(Buffer.byteLength(JSON.stringify(big))).toBeGreaterThan(2 * 1024 * 1024);
+    const ref = await world.store.put('inputs/filings.jsonl', big.map((task) => JSON.stringify(task)).join('\n'), 'application/x-ndjson');
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-by-reference',
+      args: [{ batch: { mode: 'fast' }, tasks: [], tasksRef: { key: ref.key, count: big.length }, polling: world.polling, continueAsNewAfterEvents: 12 }],
+    });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', collectedCount: 120 });
+    expect(await handle.runCount()).toBeGreaterThan(1);
+    const stats = world.emulator.stats.snapshot();
+    // Two chunks of at most 100, each sent in as many calls as keep the body under the size limit.
+    expect(Object.keys(stats.requests['batches.addTasks'] ?? {})).toEqual(['200']);
+    expect(stats.tasksCreated).toBe(120);
+    expect(await handle.largestPayloadBytes()).toBeLessThan(256 * 1024);
+    expect(await handle.payloadsContain('risk factors and liquidity')).toBe(false);
+    await recordHistory(handle, 'batch-by-reference');
+  });
+
+  it('refuses a task list by reference that names no tasks, before calling the service', async () => {
+    const env = getEnv();
+    world = await makeWorld(env);
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: 'batch-bad-reference',
+      args: [{ batch: { mode: 'fast' }, tasks: [], tasksRef: { key: 'inputs/none.jsonl', count: 0 } }],
+    });
+    const failure = await handle.result().then(() => undefined, (error: unknown) => error as Error & { cause?: { message?: string } });
+    expect(failure?.cause?.message).toContain('tasksRef.count: must be a whole number of tasks, at least 1');
+    expect(world.emulator.stats.snapshot().requests['batches.create']).toBeUndefined();
+  });
+
   it('refuses batch limits up front without calling the service', async () => {
     const env = getEnv();
     world = await makeWorld(env);

@@ -62,3 +62,14 @@ describe('storageKey', () => {
     expect(storageKey('research-task/p/r/acme corp')).toBe('research-task_p_r_acme_corp');
   });
 });
+
+describe('batch tasks by reference', () => {
+  it('checks the reference instead of inline tasks, naming the field', () => {
+    expect(batchInputProblems({ mode: 'fast' }, [], { key: 'inputs/a.jsonl', count: 120 })).toEqual([]);
+    expect(batchInputProblems({ mode: 'fast' }, [{ id: 'a', query: 'q' }], { key: 'inputs/a.jsonl', count: 1 })).toEqual(['tasks: give the tasks inline or by tasksRef, not both']);
+    expect(batchInputProblems({}, [], { key: '', count: 2.5 })).toEqual([
+      'tasksRef.key: must be the artifact key of a JSON-lines task list',
+      'tasksRef.count: must be a whole number of tasks, at least 1',
+    ]);
+  });
+});
