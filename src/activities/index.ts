@@ -2,6 +2,7 @@
 import type { ActivityDeps } from './deps';
 import { batchActivities } from './batches';
 import { outputActivities } from './outputs';
+import { pipelineBatchActivities } from './pipeline-batch';
 import { pipelineFanInActivities } from './pipeline-fan-in';
 import { pipelineItemActivities } from './pipeline-items';
 import { taskActionActivities } from './task-actions';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...batchActivities(deps),
     ...pipelineItemActivities(deps),
     ...pipelineFanInActivities(deps),
+    ...pipelineBatchActivities(deps),
   };
 }
 
@@ -35,4 +37,5 @@ export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';
 export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
 export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
+export { MAX_TASKS_PER_PIPELINE_BATCH, type BatchRoundSource, type PreparePipelineBatchInput, type PreparedBatchRound, type RecordPipelineBatchInput, type RecordedBatchRound } from './pipeline-batch';
 export type { WritePipelineOutputsInput, PreparePipelineSynthesisInput } from './pipeline-fan-in';

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { stringify } from 'csv-stringify/sync';
 import { estimateItem } from '../pipelines/estimate';
 import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
@@ -6,6 +7,7 @@ import { csvCell, csvColumns, jsonlLine, markdownIndex, outputSchemaOf, resultSc
 import { renderSynthesisRequest, type ItemRequest } from '../pipelines/render-item';
 import { renderTemplate } from '../shared/template';
 import type { ArtifactRef, StoredOutputs } from './types';
+import { FailureType } from '../workflows/failures';
 import type { PipelineItemRecord, PipelineOutputs } from '../workflows/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { heartbeat } from './context';
@@ -70,7 +72,15 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
     const context = runContext(run);
     let cursor;
     for (let done = false; !done;) {
-      const page = await readSourcePage(run.source, cursor, PAGE);
+      let page;
+      try {
+        page = await readSourcePage(run.source, cursor, PAGE);
+      } catch (error) {
+        // An input that cannot be read further (the run fails for it) still gets the outputs of what was read.
+        if (!(error instanceof ApplicationFailure) || error.type !== FailureType.InvalidInput) throw error;
+        log.warn('outputs stop where the input could not be read further', { problem: error.message });
+        return;
+      }
       for (const item of page.items) {
         const { key } = keyOf(run.definition, run.source, item, context);
         await visit(await viewOf(prefix, key, item.index), item.value);

@@ -21,11 +21,11 @@ export const deepresearchStep = z.strictObject({
   urls: z.array(urlOrTemplate).max(10, 'at most 10 URLs').optional(),
 }).meta({ description: 'One DeepResearch task per item (spec 2.4); strings may use {{ item.x }} and {{ params.x }}' });
 
-/** `batch`: every item becomes a task of one service batch that shares this configuration. */
+/** `batch`: every item becomes a task of a service batch that shares this configuration. */
 export const batchStep = z.strictObject({
   ...createBatchFields,
   query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
-}).meta({ description: "Items become tasks of one service batch with shared configuration (no checkpoints, deliverables, files, MCP servers or previous reports)" });
+}).meta({ description: "Items become tasks of service batches with shared configuration, one batch per round of up to 10,000 items within the budget (no checkpoints, deliverables, files, MCP servers or previous reports)" });
 
 /** `workflow`: one run of a service workflow per item, previewed (free) before anything is spent. */
 export const workflowStep = z.strictObject({

@@ -215,6 +215,42 @@ export class PipelineRunModel {
     }
   }
 
+  /**
+   * A `batch` step round was prepared: its items were read, reused or refused (their records are
+   * written), and its tasks hold their price while the service batch runs.
+   */
+  batchPrepared(round: { read: number; reused: number; invalid: number; tasks: number; reservedUsd: number; problems: Array<{ key: string; error: string }> }, now: number): void {
+    this.counts.read += round.read;
+    this.counts.reused += round.reused;
+    this.counts.failed += round.invalid;
+    for (const problem of round.problems) this.failures = keepLast(this.failures, { ...problem, attempts: 0 });
+    if (round.invalid > 0 && this.limits.failRunOnItemFailure) this.fatal ??= `${round.invalid} item(s) could not run and on_item_failure is fail_run: ${round.problems[0]?.error ?? 'no reason given'}`;
+    if (round.tasks === 0) return;
+    this.ledger = reserve(this.ledger, round.reservedUsd);
+    this.counts.running = round.tasks;
+    this.#activeSince = now;
+  }
+
+  /** A `batch` step round ended: its money is settled and its final outcomes counted (retried tasks are not yet final). */
+  batchSettled(reservedUsd: number, recorded: { completed: number; failed: number; cancelled: number; costUsd: number; failures: Array<{ key: string; error: string; attempts: number }> }, now: number): void {
+    this.ledger = settle(this.ledger, reservedUsd, recorded.costUsd);
+    this.counts.completed += recorded.completed;
+    this.counts.failed += recorded.failed;
+    this.counts.cancelled += recorded.cancelled;
+    this.counts.running = 0;
+    for (const failure of recorded.failures) this.failures = keepLast(this.failures, failure);
+    if (recorded.failed > 0 && this.limits.failRunOnItemFailure) {
+      this.fatal ??= `item "${recorded.failures[0]?.key}" failed and on_item_failure is fail_run: ${recorded.failures[0]?.error ?? 'no reason given'}`;
+    }
+    if (this.#activeSince !== undefined) this.activeMs += now - this.#activeSince;
+    this.#activeSince = undefined;
+  }
+
+  /** The `batch` step read its whole input: the total is known. */
+  batchInputDone(): void {
+    this.#exhausted = true;
+  }
+
   /** Takes the records waiting to be written. */
   takePending(): PipelineItemRecord[] {
     return this.pending.splice(0);

@@ -1,10 +1,11 @@
 import {
   ApplicationFailure, CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy,
-  allHandlersFinished, condition, continueAsNew, executeChild, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
+  allHandlersFinished, condition, continueAsNew, executeChild, startChild, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
   setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createActivities } from '../activities';
+import type { PreparedBatchRound } from '../activities/pipeline-batch';
 import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemRequest } from '../pipelines/render-item';
 import { stepSpec } from '../pipelines/step-kind';
@@ -12,15 +13,16 @@ import { download, shortCall } from './activity-options';
 import { resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
-import { pipelineItemWorkflowId, pipelineRunPrefix, pipelineSynthesisWorkflowId, runKeyOfRunWorkflowId } from './ids';
-import { budgetRaiseProblem, fitsBudget } from './pipeline-budget';
+import { pipelineItemWorkflowId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from './ids';
+import { afterPrepared, initialBatchStepState, nextBatchRound, unrunRetries } from './pipeline-batch-plan';
+import { availableUsd, budgetRaiseProblem, fitsBudget } from './pipeline-budget';
 import { itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
 import { itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
 import { initialCarried, PipelineRunModel, type ItemOutcome } from './pipeline-run-model';
 import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem } from './pipeline-types';
 import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, shouldContinueAsNew } from './pipeline-window';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
-import type { ResearchTaskInput, ResearchTaskResult } from './types';
+import type { ResearchBatchInput, ResearchBatchResult, ResearchTaskInput, ResearchTaskResult } from './types';
 
 type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
@@ -41,9 +43,6 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   const { definition } = input;
   const info = workflowInfo();
   const step = stepSpec(definition.step);
-  if (step.kind === 'batch') {
-    throw ApplicationFailure.create({ type: FailureType.InvalidInput, nonRetryable: true, message: 'batch steps are not run by pipeline runs yet: use a deepresearch step with mode fast, or start researchBatchWorkflow' });
-  }
   const runKey = input.carried?.runKey ?? input.runKey ?? runKeyOfRunWorkflowId(info.workflowId, definition.name);
   const carried = input.carried ?? initialCarried(runKey, new Date(Date.now()).toISOString().slice(0, 10), definition.budget_usd, Date.now());
   const prefix = pipelineRunPrefix(definition.name, runKey);
@@ -57,6 +56,9 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   const usesChildren = step.kind === 'deepresearch' || step.kind === 'workflow';
   let changed = false;
   let forwardResume = false;
+  /** The service batch workflow of the `batch` step's round in flight. */
+  let batchInFlight: string | undefined;
+  let batchStep = initialBatchStepState();
   let lastStatus: string | undefined;
 
   const publish = (): void => {
@@ -81,6 +83,8 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     model.paused = false;
     model.creditsExhausted = false;
     forwardResume = usesChildren;
+    // A batch waiting for an operator (402, 401, 403) hears the resume too.
+    if (batchInFlight) void getExternalWorkflowHandle(batchInFlight).signal(resumeSignal).catch(() => undefined);
     wake();
   });
   setHandler(itemWaitingSignal, (notice) => {
@@ -160,7 +164,8 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   }
 
   try {
-    for (;;) {
+    if (step.kind === 'batch') await runBatchStep();
+    else for (;;) {
       changed = false;
       if (model.needsPage && !model.stopping) await readPage();
       let decision = model.decide(Date.now());
@@ -203,6 +208,8 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     // Cancelled children and activities report back; everything that ended is recorded.
     await condition(() => model.inFlight.size === 0);
     model.markUnstarted();
+    // Failed batch tasks whose retry never ran stay failed, as their records say.
+    model.counts.failed += unrunRetries(batchStep);
     await flush();
     let synthesis: ArtifactRef | undefined;
     if (definition.synthesis && !model.cancelled && model.fatal === undefined && model.counts.completed + model.counts.reused > 0) {
@@ -232,6 +239,82 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       ledger: { budgetUsd: model.ledger.budgetUsd, spentUsd: model.ledger.spentUsd }, outputs, executions: carried.executions,
       durationMs: Date.now() - carried.startedAt,
     };
+  }
+
+  /**
+   * A `batch` step: the items go to the service's batch API, one service batch (a `researchBatchWorkflow`
+   * child, tasks by reference) per round. A round takes the input from the cursor while the tasks'
+   * prices fit the budget, at most `MAX_TASKS_PER_PIPELINE_BATCH`; failed tasks with attempts left run
+   * again in a later round. The service runs a batch's tasks in parallel, so the window and start rate
+   * do not apply; pause holds the next round (a service batch cannot be paused).
+   */
+  async function runBatchStep(): Promise<void> {
+    for (;;) {
+      changed = false;
+      const decision = nextBatchRound(batchStep, { paused: model.paused, stopping: model.stopping, ledger: model.ledger });
+      if (decision.kind === 'done') return;
+      if (decision.kind === 'wait') {
+        [model.phase, model.detail] = decision.reason === 'paused'
+          ? ['paused', 'paused by an operator: send resumePipeline to start the next service batch']
+          : ['waiting_for_budget', `the next task (${batchStep.blockedUsd ?? 0} USD) would pass the budget: raise it with the raiseBudget update, or cancel the run`];
+        publish();
+        await condition(() => changed);
+        continue;
+      }
+      const round = batchStep.rounds;
+      [model.phase, model.detail] = ['running', `preparing service batch ${round + 1}`];
+      publish();
+      let prepared: PreparedBatchRound;
+      try {
+        prepared = await fanIn.preparePipelineBatch({ ...run, take: decision.take, round, budgetLeftUsd: availableUsd(model.ledger) });
+      } catch (error) {
+        if (isCancellation(error) || failureType(error) !== FailureType.InvalidInput) throw error;
+        // What finished is kept and written out; the run then fails with the reason.
+        model.inputFailed(`the next service batch could not be prepared: ${failureMessage(error)}`);
+        return;
+      }
+      batchStep = afterPrepared(batchStep, decision.take, { ...prepared, tasks: prepared.tasksRef?.count ?? 0 });
+      if (batchStep.inputExhausted) model.batchInputDone();
+      model.batchPrepared({ ...prepared, tasks: prepared.tasksRef?.count ?? 0 }, Date.now());
+      if (prepared.tasksRef && prepared.itemsKey) await runBatchRound(round, prepared, prepared.tasksRef, prepared.itemsKey);
+    }
+  }
+
+  async function runBatchRound(round: number, prepared: PreparedBatchRound, tasksRef: { key: string; count: number }, itemsKey: string): Promise<void> {
+    const workflowId = researchBatchWorkflowId({ pipeline: definition.name, run: runKey, batch: `${info.firstExecutionRunId.slice(0, 8)}-${round + 1}` });
+    model.detail = `service batch ${round + 1}: ${tasksRef.count} tasks in workflow ${workflowId}${model.paused ? ' (paused: the batch runs on; the next one waits)' : ''}`;
+    publish();
+    const child = await startChild<(input: ResearchBatchInput) => Promise<ResearchBatchResult>>('researchBatchWorkflow', {
+      workflowId,
+      args: [{ batch: prepared.batch, tasks: [], tasksRef, context: { pipeline: definition.name, run: runKey }, ...(input.polling ? { polling: input.polling } : {}) }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `${definition.name} · run ${runKey} · service batch ${round + 1} (${tasksRef.count} tasks)`,
+    });
+    batchInFlight = workflowId;
+    // The batch reports back even when cancelled (it cancels at the service and collects what finished).
+    const settled = CancellationScope.nonCancellable(() => child.result()).then(
+      (result): { result?: ResearchBatchResult; error?: string } => ({ result }),
+      (error: unknown) => ({ error: failureMessage(error) }),
+    );
+    let outcome: { result?: ResearchBatchResult; error?: string };
+    try {
+      outcome = await Promise.race([settled, CancellationScope.current().cancelRequested]);
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      model.cancelled = true;
+      outcome = await settled;
+    } finally {
+      batchInFlight = undefined;
+    }
+    const recorded = await CancellationScope.nonCancellable(() => fanIn.recordPipelineBatch({
+      prefix, round, itemsKey, tasksKey: tasksRef.key, workflowId, manifests: outcome.result?.manifests ?? [], cancelled: model.cancelled,
+      maxAttempts: 1 + definition.retries, ...(outcome.error !== undefined ? { batchError: `the service batch failed: ${outcome.error}` } : {}),
+    }));
+    model.batchSettled(prepared.reservedUsd, recorded, Date.now());
+    if (recorded.retry) batchStep = { ...batchStep, retry: { from: 'retry', ...recorded.retry, skip: 0 } };
+    publish();
+    if (model.cancelled) await CancellationScope.current().cancelRequested;
   }
 
   /** The synthesis over the collected results, within the budget; a failure is noted, the outputs are still written. */

@@ -24,7 +24,7 @@ describe('recorded histories replay on today\'s workflow code', () => {
 
   it('has recorded histories of the main scenarios to replay', async () => {
     const names = (await fixtures()).map(({ workflowId }) => workflowId);
-    expect(names).toEqual(expect.arrayContaining(['task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'batch-250', 'pipeline-run']));
+    expect(names).toEqual(expect.arrayContaining(['task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'batch-250', 'pipeline-run', 'pipeline-batch']));
   });
 
   it('replays every recorded history without a determinism error', async () => {
