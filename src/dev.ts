@@ -7,6 +7,7 @@ import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { researchTaskWorkflowId } from './workflows/ids';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from './workflows/polling';
 import type { ResearchTaskInput, ResearchTaskResult } from './workflows/types';
+import { WORKFLOW_INTERCEPTOR_MODULES } from './worker';
 
 /** Options of `rp dev`. */
 export interface DevOptions {
@@ -50,6 +51,7 @@ export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
       namespace: temporal.namespace,
       taskQueue,
       workflowsPath: require.resolve('./workflows'),
+      interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
       activities: createActivities({ api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
     });
     const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });

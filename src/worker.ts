@@ -34,6 +34,9 @@ export interface RunWorkerOptions {
   log?: (line: string) => void;
 }
 
+/** Workflow interceptor modules bundled with the workflows (activity summaries for the UI). */
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./workflows/interceptors')];
+
 /** The worker's options apart from its connection: task queue, namespace, workflows and bound activities. */
 export function createWorkerOptions(
   config: Config,
@@ -44,6 +47,7 @@ export function createWorkerOptions(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath,
+    interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
     activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, ...deps }),
     // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
     // so an in-flight create or download ends with a known outcome instead of being cut off.

@@ -22,3 +22,28 @@ export const researchTaskStateQuery = defineQuery<ResearchTaskState>('researchTa
 export const researchBatchStateQuery = defineQuery<ResearchBatchState>('researchBatchState');
 
 export { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
+
+/**
+ * What each signal, query and update does and how to use it, by name: the Temporal UI and CLI show it
+ * next to the handler (`temporal workflow metadata`), so an operator need not read the code.
+ */
+export const HANDLER_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  webhookReceived: 'Sent by the intake after it verified a service webhook: the workflow fetches the authoritative status now. Payload {deepresearchId?, batchId?, status?}.',
+  checkpointResponse: 'Answer the checkpoint the task waits at: {interactionId, response}. Prefer the respondToCheckpoint update, which says at once whether the answer was accepted.',
+  resume: 'After credits were topped up (402) or a key or permission fixed (401, 403): try the refused call again.',
+  resolveCreate: 'Settle a create whose outcome is unknown: {adoptTaskId: "<task id>"} to adopt a task found at the service, or {createAgain: true} after checking none exists.',
+  respondToCheckpoint: 'Answer the checkpoint the task waits at: {interactionId, response}; refused with the reason when the interaction is not the current one or the response has the wrong shape.',
+  addInstruction: 'Send a follow-up instruction (text) to the research agent while the task runs; refused once the task is past taking one.',
+  researchTaskState: 'Status, progress, the checkpoint waiting for an answer, cost, why the workflow waits, and refused messages.',
+  researchBatchState: 'Batch phase, tasks added, counts at the service, tasks collected, and why it waits.',
+  pipelineRunState: 'Progress of the run: counts, items running and waiting (checkpoint or operator), budget ledger, time left, failures, outputs.',
+  pausePipeline: 'Stop starting items (or the next service batch) until resumePipeline; items in flight go on. Payload {reason?}.',
+  resumePipeline: 'Start items again after a pause or a 402 top-up; forwarded to the items (or the service batch) in flight. Payload {reason?}.',
+  pipelineItemWaiting: 'Sent by an item\'s research task to its run when it starts or stops waiting for a person: {item, waiting: "checkpoint" | "operator" | null}.',
+  raiseBudget: 'Raise the run\'s budget: {budgetUsd: <new total>} or {addUsd: <amount>}; a budget is never lowered. Answers with the ledger.',
+};
+
+/** The description of a signal, query or update definition, for `setHandler`'s options. */
+export function described(definition: { name: string }): { description: string } {
+  return { description: HANDLER_DESCRIPTIONS[definition.name] ?? definition.name };
+}

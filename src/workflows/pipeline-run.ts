@@ -10,7 +10,7 @@ import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemRequest } from '../pipelines/render-item';
 import { stepSpec } from '../pipelines/step-kind';
 import { download, shortCall } from './activity-options';
-import { resumeSignal } from './definitions';
+import { described, resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
 import { pipelineItemWorkflowId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from './ids';
@@ -70,13 +70,13 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   };
   const wake = (): void => void (changed = true);
 
-  setHandler(pipelineRunStateQuery, () => model.toState(runKey, carried.executions, Date.now()));
+  setHandler(pipelineRunStateQuery, () => model.toState(runKey, carried.executions, Date.now()), described(pipelineRunStateQuery));
   setHandler(pausePipelineSignal, (payload) => {
     const problem = operatorSignalProblem(payload);
     if (problem) return model.reject(`pausePipeline refused: ${problem}`);
     model.paused = true;
     wake();
-  });
+  }, described(pausePipelineSignal));
   setHandler(resumePipelineSignal, (payload) => {
     const problem = operatorSignalProblem(payload);
     if (problem) return model.reject(`resumePipeline refused: ${problem}`);
@@ -86,18 +86,19 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     // A batch waiting for an operator (402, 401, 403) hears the resume too.
     if (batchInFlight) void getExternalWorkflowHandle(batchInFlight).signal(resumeSignal).catch(() => undefined);
     wake();
-  });
+  }, described(resumePipelineSignal));
   setHandler(itemWaitingSignal, (notice) => {
     const problem = itemWaitingProblem(notice);
     if (problem) return model.reject(`pipelineItemWaiting refused: ${problem}`);
     model.noteWaiting(notice.item, notice.waiting);
     publish();
-  });
+  }, described(itemWaitingSignal));
   setHandler(raiseBudgetUpdate, (raise) => {
     const ledger = model.raise(raise);
     wake();
     return ledger;
   }, {
+    ...described(raiseBudgetUpdate),
     validator: (raise) => {
       const problem = budgetRaiseProblem(model.ledger, raise);
       if (problem) throw new Error(problem);
@@ -106,6 +107,10 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
 
   upsertSearchAttributes([{ key: ResearchPipelineKey, value: definition.name }]);
   publish();
+
+  /** The static details an item's child workflow shows in the UI: where it comes from and what it runs. */
+  const itemDetails = (item: PlannedItem, what: string): string =>
+    `pipeline **${definition.name}**, run \`${runKey}\` (workflow \`${info.workflowId}\`)\n\nitem \`${item.key}\` (${item.where}) · ${what} · ${item.reserveUsd} USD reserved`;
 
   /** Runs one started item to its outcome; never throws. */
   async function runItem(item: PlannedItem, attempts: number): Promise<ItemOutcome> {
@@ -120,6 +125,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           staticSummary: `${definition.name} · run ${runKey} · item ${item.key} (attempt ${attempts})`,
+          staticDetails: itemDetails(item, request.kind === 'workflow' ? `service workflow ${request.preview.slug}` : `DeepResearch ${request.request.mode ?? 'standard'}`),
         });
         return { status: result.status, costUsd: result.cost ?? result.outputs.cost ?? 0, workflowId, outputs: result.outputs };
       } catch (error) {
@@ -290,6 +296,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: `${definition.name} · run ${runKey} · service batch ${round + 1} (${tasksRef.count} tasks)`,
+      staticDetails: `pipeline **${definition.name}**, run \`${runKey}\` (workflow \`${info.workflowId}\`)\n\nservice batch ${round + 1}: ${tasksRef.count} tasks${prepared.batch.mode ? `, mode ${prepared.batch.mode}` : ''}, ${prepared.reservedUsd} USD reserved`,
     });
     batchInFlight = workflowId;
     // The batch reports back even when cancelled (it cancels at the service and collects what finished).

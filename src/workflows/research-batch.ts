@@ -9,7 +9,7 @@ import {
   batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
 } from './batch-plan';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
-import { researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
+import { described, researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata } from './ids';
@@ -50,9 +50,9 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   const published = new Map<string, string | number>();
   // Runs started before this change upserted on every publish; they keep doing so on replay.
   const onlyChanges = patched('batch-upsert-only-changes');
-  setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }));
-  setHandler(webhookReceivedSignal, () => void (wake = true));
-  setHandler(resumeSignal, () => void (resumeRequested = true));
+  setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }), described(researchBatchStateQuery));
+  setHandler(webhookReceivedSignal, () => void (wake = true), described(webhookReceivedSignal));
+  setHandler(resumeSignal, () => void (resumeRequested = true), described(resumeSignal));
 
   const publish = (snapshot?: BatchSnapshot): void => {
     if (snapshot) Object.assign(state, { status: snapshot.status, counts: snapshot.counts, cost: snapshot.cost });

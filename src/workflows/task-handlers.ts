@@ -3,6 +3,7 @@ import type { createActivities } from '../activities';
 import {
   addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate, resumeSignal,
   resolveCreateSignal, webhookReceivedSignal,
+  described,
 } from './definitions';
 import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
@@ -57,7 +58,7 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
     }
   };
 
-  setHandler(researchTaskStateQuery, () => model.toState());
+  setHandler(researchTaskStateQuery, () => model.toState(), described(researchTaskStateQuery));
   setHandler(webhookReceivedSignal, (payload) => {
     const parsed = parseWebhookNotice(payload);
     if ('problem' in parsed) {
@@ -70,8 +71,8 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
     // A webhook naming a task while the create's outcome is unknown settles it.
     if (notice.deepresearchId && model.deepresearchId === undefined && inbox.decision === undefined) inbox.decision = { adoptTaskId: notice.deepresearchId };
     inbox.wake = true;
-  });
-  setHandler(resumeSignal, () => void (inbox.resumeRequested = true));
+  }, described(webhookReceivedSignal));
+  setHandler(resumeSignal, () => void (inbox.resumeRequested = true), described(resumeSignal));
   setHandler(resolveCreateSignal, (value) => {
     const parsed = parseCreateDecision(value);
     if ('problem' in parsed) {
@@ -80,7 +81,7 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
       return;
     }
     inbox.decision = parsed.decision;
-  });
+  }, described(resolveCreateSignal));
   setHandler(checkpointResponseSignal, async (answer) => {
     const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
     const problem = model.answerProblem(answer);
@@ -90,11 +91,12 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
     }
     // A signal's sender cannot be told; a refusal is recorded, and the workflow waits for another answer.
     await forwardAnswer(answer).catch((error: unknown) => model.reject(interactionId, failureMessage(error), Date.now()));
-  });
+  }, described(checkpointResponseSignal));
   setHandler(respondToCheckpointUpdate, async (answer) => {
     await forwardAnswer(answer);
     return { accepted: true as const, interactionId: answer.interactionId };
   }, {
+    ...described(respondToCheckpointUpdate),
     validator: (answer) => {
       const problem = model.answerProblem(answer);
       if (problem) throw new Error(problem);
@@ -111,6 +113,7 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
       throw ApplicationFailure.create({ type: FailureType.Refused, message: `instruction refused: ${reason}`, nonRetryable: true });
     }
   }, {
+    ...described(addInstructionUpdate),
     validator: (instruction) => {
       const problem = model.instructionProblem(instruction);
       if (problem) throw new Error(problem);

@@ -153,6 +153,7 @@ export class ResearchTaskModel {
     const lines = [`**${this.status}**${this.deepresearchId ? ` · task \`${this.deepresearchId}\`` : ''} · ${this.mode}`];
     if (this.progress) lines.push(`step ${this.progress.currentStep} of ${this.progress.totalSteps}`);
     if (this.detail) lines.push(this.detail);
+    if (this.interaction) lines.push(checkpointHowTo(this.interaction.type, this.interaction.interaction_id));
     if (this.cost !== undefined) lines.push(`cost ${this.cost.toFixed(2)} USD`);
     return lines.join('\n\n');
   }
@@ -176,4 +177,18 @@ export class ResearchTaskModel {
       error: this.error,
     };
   }
+}
+
+/** Example answers by checkpoint type (the shapes the service takes). */
+const EXAMPLE_RESPONSES: Record<string, string> = {
+  plan_review: '{"approved": true}',
+  outline_review: '{"approved": true}',
+  planning_questions: '{"answers": [{"question": "…", "answer": "…"}]}',
+  source_review: '{"included_domains": ["…"], "excluded_domains": []}',
+};
+
+/** How an operator unblocks a checkpoint, for the UI's current details. */
+export function checkpointHowTo(type: string, interactionId: string): string {
+  const response = EXAMPLE_RESPONSES[type] ?? '<the answer>';
+  return `to go on, run the **respondToCheckpoint** update with \`{"interactionId": "${interactionId}", "response": ${response}}\` (or \`rp respond <run> --item <key> --interaction ${interactionId} --response '${response}'\`)`;
 }

@@ -21,9 +21,9 @@ export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let info: TestServerInfo;
   try {
-    const server = await openTemporalServer({ allowInstall: true, searchAttributes: RESEARCH_SEARCH_ATTRIBUTES, devServerArgs: PRECISE_TIMERS, log });
+    const server = await openTemporalServer({ allowInstall: true, ui: true, searchAttributes: RESEARCH_SEARCH_ATTRIBUTES, devServerArgs: PRECISE_TIMERS, log });
     running.server = server;
-    info = { available: true, address: server.address, namespace: server.namespace };
+    info = { available: true, address: server.address, namespace: server.namespace, ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}) };
     log(`\nWorkflow scenarios run on the Temporal server at ${server.address} (${server.source})`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

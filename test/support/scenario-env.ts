@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { acquireServer, releaseServer, type ServerConnection } from './server/connection';
 import { ServerWorkflowHandle } from './server/handle';
 import { WaitTimeoutError } from './server/scenario-errors';
@@ -196,7 +197,7 @@ class ServerScenarioEnv implements ScenarioEnv {
 function bundle(workflowsPath: string): Promise<string> {
   let code = bundles.get(workflowsPath);
   if (!code) {
-    code = bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }).then((result) => result.code);
+    code = bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietBundlerLogger }).then((result) => result.code);
     bundles.set(workflowsPath, code);
   }
   return code;

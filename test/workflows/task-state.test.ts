@@ -1,6 +1,6 @@
 import type { TaskSnapshot } from '../../src/activities/types';
 import type { Interaction } from '../../src/api/schemas';
-import { ResearchTaskModel } from '../../src/workflows/task-state';
+import { checkpointHowTo, ResearchTaskModel } from '../../src/workflows/task-state';
 
 const review: Interaction = { interaction_id: 'int_2', type: 'plan_review', created_at: 0, timeout_ms: 300_000 };
 const snapshot = (status: TaskSnapshot['status'], extra: Partial<TaskSnapshot> = {}): TaskSnapshot => ({ deepresearchId: 'dr_1', status, mode: 'standard', ...extra });
@@ -83,8 +83,15 @@ describe('ResearchTaskModel.details', () => {
       '**awaiting_input** · task `dr_1` · standard',
       'step 2 of 15',
       'waiting for an answer to plan_review (interaction int_2)',
+      'to go on, run the **respondToCheckpoint** update with `{"interactionId": "int_2", "response": {"approved": true}}` (or `rp respond <run> --item <key> --interaction int_2 --response \'{"approved": true}\'`)',
       'cost 0.50 USD',
     ].join('\n\n'));
+  });
+
+  it('shows the answer shape each checkpoint type takes', () => {
+    expect(checkpointHowTo('planning_questions', 'int_9')).toContain('{"interactionId": "int_9", "response": {"answers": [{"question": "…", "answer": "…"}]}}');
+    expect(checkpointHowTo('source_review', 'int_9')).toContain('"included_domains"');
+    expect(checkpointHowTo('something_new', 'int_9')).toContain('"response": <the answer>');
   });
 });
 

@@ -1,0 +1,142 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { loadPipelineDefinition } from '../../src/pipelines';
+import { startPipeline } from '../../src/runs/start';
+import { pipelineRunStateQuery } from '../../src/workflows/definitions';
+import { pipelineItemWorkflowId } from '../../src/workflows/ids';
+import { describeScenarios } from '../support/scenario-env';
+import { testServer } from '../support/server/test-server';
+import { companies } from '../scenarios/pipeline-world';
+import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
+
+/**
+ * The operator's view, checked the way an operator sees it: the dev server's own Temporal UI in
+ * headless Chromium (Debian's `chromium`; puppeteer-core drives it and downloads nothing). Screenshots
+ * go to a temporary folder, or to `RP_UI_SCREENSHOTS` (the README's images: `docs/`).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((file) => existsSync(file));
+const server = testServer();
+const uiUrl = server.available ? server.uiUrl : undefined;
+const missing = !CHROMIUM ? 'no Chromium found (install Debian\'s chromium package or set CHROMIUM_PATH)' : !uiUrl ? 'the test server has no Temporal UI (TEMPORAL_ADDRESS names an outside server)' : undefined;
+if (missing && process.env.CI) throw new Error(`CI checks the Temporal UI in a browser: ${missing}`);
+
+const describeUi = missing ? describe.skip : describe;
+
+describeUi(`the operator's view in the Temporal UI${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let browser: Browser;
+  let shots: string;
+  beforeAll(async () => {
+    shots = process.env.RP_UI_SCREENSHOTS ? path.resolve(process.env.RP_UI_SCREENSHOTS) : await mkdtemp(path.join(tmpdir(), 'rp-ui-'));
+    await mkdir(shots, { recursive: true });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM!, headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => browser?.close());
+
+  /** The text a person sees: the page's and its frames' (the UI renders summaries and details in sandboxed frames). */
+  async function visibleText(page: Page): Promise<string> {
+    const texts = await Promise.all(page.frames().map((frame) => frame.evaluate(() => (globalThis as unknown as { document: { body?: { innerText: string } } }).document.body?.innerText ?? '').catch(() => '')));
+    return texts.join('\n');
+  }
+
+  /** Opens `route` of the UI and waits until every text in `expected` shows; returns the visible text. */
+  async function open(route: string, expected: string[], shot: string): Promise<{ page: Page; text: string }> {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1440, height: 1000 });
+    await page.goto(`${uiUrl}${route}`, { waitUntil: 'networkidle2', timeout: 60_000 });
+    const deadline = Date.now() + 30_000;
+    let text = await visibleText(page);
+    while (!expected.every((part) => text.includes(part)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      text = await visibleText(page);
+    }
+    await page.screenshot({ path: path.join(shots, shot), fullPage: false });
+    const absent = expected.filter((part) => !text.includes(part));
+    if (absent.length > 0) throw new Error(`${route} does not show ${absent.map((part) => JSON.stringify(part)).join(', ')} (screenshot: ${path.join(shots, shot)}); it shows:\n${text.slice(0, 3000)}`);
+    return { page, text };
+  }
+
+  describeScenarios('a pipeline run waiting at checkpoints', researchSetup, (getEnv) => {
+    let world: ResearchWorld | undefined;
+    afterEach(async () => world?.close());
+
+    it('shows the run\'s summary, its current details, its search attributes, and its items in a query', async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+      const dir = await mkdtemp(path.join(tmpdir(), 'rp-ui-run-'));
+      const file = path.join(dir, 'market-scan.yaml');
+      await writeFile(file, `
+name: market-scan
+description: Profiles of the companies in a market, each plan reviewed by an analyst.
+input:
+  items:
+${companies(2)}
+  key: "{{ item.domain | slug }}"
+step:
+  deepresearch:
+    query: "Profile {{ item.name }} ({{ item.domain }}): products, customers, pricing."
+    mode: fast
+    hitl: { plan_review: true }
+concurrency: 2
+start_rate_per_second: 50
+budget_usd: 5
+`);
+      const runKey = `ui-${Date.now().toString(36)}`;
+      const { handle, workflowId } = await startPipeline(env.client, await loadPipelineDefinition(file), {}, { runKey, taskQueue: env.taskQueue, polling: world.polling });
+      await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 2, { timeoutMs: 3_600_000, description: 'both items at their plan review' });
+      const { runId } = await handle.describe();
+
+      const at = `/namespaces/${server.available ? server.namespace : 'default'}/workflows/${encodeURIComponent(workflowId)}/${runId}`;
+      // User Metadata: the static summary and details from the start, and the current details the run keeps up to date.
+      const metadata = await open(`${at}/user-metadata`, [`Pipeline market-scan, run ${runKey}`, 'waiting at a checkpoint'], 'pipeline-run-metadata.png');
+      expect(metadata.text).toContain('Profiles of the companies in a market');
+      expect(metadata.text).toMatch(/step: deepresearch · concurrency 2 · budget 5 USD/);
+      expect(metadata.text).toMatch(/2 waiting at a checkpoint/);
+      expect(metadata.text).toContain('respondToCheckpoint');
+      await metadata.page.close();
+
+      const attributes = await open(`${at}/metadata`, ['"ResearchPipeline": "market-scan"', '"ResearchStatus": "running"'], 'pipeline-run-search-attributes.png');
+      expect(attributes.text).toContain('"ResearchCostUsd"');
+      await attributes.page.close();
+
+      // Queries: the run's own state query is offered, and answers from the UI.
+      const queries = await open(`${at}/query`, ['Run Query'], 'pipeline-run-queries.png');
+      await queries.page.locator('::-p-text(Run Query)').click();
+      await queries.page.waitForFunction(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes('"phase"'), { timeout: 30_000 });
+      await queries.page.screenshot({ path: path.join(shots, 'pipeline-run-queries.png') });
+      const answer = await visibleText(queries.page);
+      expect(answer).toContain('"pipeline": "market-scan"');
+      expect(answer).toMatch(/"checkpoint": \[\s*"company-1-example",\s*"company-2-example"\s*\]/);
+      await queries.page.close();
+
+      // An item: its summary names the run and the item, and each activity carries its own summary.
+      const item = pipelineItemWorkflowId('market-scan', runKey, 'company-1-example');
+      const childRun = (await env.client.workflow.getHandle(item).describe()).runId;
+      const timeline = await open(`/namespaces/default/workflows/${encodeURIComponent(item)}/${childRun}/history`, ['getResearchTask', 'status of '], 'research-task-timeline.png');
+      // Every activity the item scheduled carries its summary (the timeline shows the latest ones).
+      const history = await env.client.workflow.getHandle(item).fetchHistory();
+      const summaries = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes)
+        .map((event) => `${event.activityTaskScheduledEventAttributes!.activityType!.name} • ${defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!)}`);
+      expect(summaries[0]).toBe('createResearchTask • create a DeepResearch task (fast): "Profile Company 1 (company-1.example): products, customers,…"');
+      expect(summaries.slice(1).every((summary) => /^getResearchTask • status of \S+$/.test(summary))).toBe(true);
+      await timeline.page.close();
+      const child = await open(`/namespaces/default/workflows/${encodeURIComponent(item)}/${childRun}/user-metadata`, [`market-scan · run ${runKey} · item company-1-example`, 'plan_review', 'respondToCheckpoint'], 'research-task-metadata.png');
+      expect(child.text).toContain('item company-1-example (item 1) · DeepResearch fast · 0.1 USD reserved');
+      expect(child.text).toMatch(/\{"interactionId": "int_\w+", "response": \{"approved": true\}\}/);
+      await child.page.close();
+
+      const query = `ResearchPipeline="market-scan" AND ResearchStatus="running"`;
+      // The README's query: this pipeline's running runs, one query away.
+      const list = await open(`/namespaces/default/workflows?query=${encodeURIComponent(query)}`, [workflowId, 'ResearchPipeline = "market-scan"'], 'runs-query.png');
+      expect(list.text).toMatch(/\b1\s+Workflow\b/);
+      await list.page.close();
+      await handle.cancel();
+    });
+  });
+});
