@@ -35,21 +35,20 @@ function buildProgram(done: (code: number) => void): Command {
     await runWorker(loadConfig());
     done(EXIT.ok);
   });
-  program.command('dev').description('emulator + worker + one sample research task, printed when done').action(async () => {
+  program.command('dev').description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar').action(async () => {
     const { runDev } = await import('./dev');
     const config = loadConfig();
     const speed = Number(process.env.EMULATOR_SPEED ?? 60);
     if (!(speed > 0)) throw new ConfigError([{ variable: 'EMULATOR_SPEED', message: 'must be a positive number' }]);
-    // Ctrl-C cancels the sample task, then stops the worker, the emulator and the dev server.
+    // Ctrl-C cancels the run, then stops the worker, the emulator and the dev server.
     const interrupt = new AbortController();
     const stop = () => interrupt.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    const result = await runDev({ artifactDir: config.artifactDir, speed, signal: interrupt.signal, log }).finally(() => {
+    await runDev({ artifactDir: config.artifactDir, speed, research: config.research, signal: interrupt.signal, log, progress: process.stderr }).finally(() => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     done(EXIT.ok);
   });
   const io = { stdout: (text: string) => void process.stdout.write(text), stderr: (text: string) => void process.stderr.write(text) };

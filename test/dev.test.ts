@@ -22,36 +22,46 @@ describe('rp dev', () => {
   beforeEach(async () => { dir = await mkdtemp(path.join(tmpdir(), 'rp-dev-')); });
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 
-  it('starts a dev server with its UI, runs the sample task to the end and stops what it started', async () => {
+  it('starts a dev server with its UI, runs the example pipeline with its checkpoints answered, and stops what it started', async () => {
     const lines: string[] = [];
+    const bar: string[] = [];
     let uiPage: Promise<{ status: number; body: string }> | undefined;
     const result = await runDev({
       env, artifactDir: dir, speed: 600,
+      progress: { isTTY: false, write: (text: string) => bar.push(text) },
       log: (line) => {
         lines.push(line);
         const ui = /^Temporal UI: (http:\/\/127\.0\.0\.1:\d+)\//.exec(line)?.[1];
         if (ui) uiPage = fetch(ui).then(async (response) => ({ status: response.status, body: await response.text() }));
       },
     });
-    expect(result).toMatchObject({ status: 'completed', mode: 'fast' });
-    const report = await readFile(fileURLToPath(result.outputs.report!.uri), 'utf8');
-    expect(report.length).toBe(result.outputs.report!.bytes);
+    expect(result.run).toMatchObject({ status: 'completed', pipeline: 'storage-market', counts: { read: 3, completed: 3, failed: 0 } });
+    // Each item's plan review was answered on the way, and the progress showed it.
+    expect(result.answered.map((entry) => entry.item).sort()).toEqual(['contoso-thermal-example', 'fabrikam-grid-example', 'northwind-storage-example']);
+    expect(result.answered.every((entry) => entry.type === 'plan_review')).toBe(true);
+    expect(bar.join('')).toMatch(/answered the plan_review checkpoint of item \S+: \{"approved":true\}/);
+    expect(bar.join('')).toMatch(/storage-market\/dev-\S+: completed, 3\/3 settled \(3 completed, 0 failed, 0 running\)/);
+    // It ends by saying where the outputs are, and they are there.
+    const [jsonl] = result.run.outputs.files;
+    expect(lines).toContain(`outputs in ${result.run.outputs.folderUri}`);
+    expect((await readFile(fileURLToPath(jsonl!.uri), 'utf8')).trim().split('\n')).toHaveLength(3);
     // The UI answered while the run was going.
     expect(await uiPage).toMatchObject({ status: 200, body: expect.stringContaining('<html') });
-    expect(lines.join('\n')).toMatch(/started workflow research-task\/dev\/.*\/sample: http:\/\/127\.0\.0\.1:\d+\/namespaces\/default\/workflows\//);
+    expect(lines.join('\n')).toMatch(/started pipeline storage-market, workflow pipeline-run\/storage-market\/dev-\S+: http:\/\/127\.0\.0\.1:\d+\/namespaces\/default\/workflows\//);
     const address = /^Temporal server at (\S+) /m.exec(lines.join('\n'))?.[1];
     expect(address).toBeDefined();
     expect(await accepts(address!)).toBe(false);
   });
 
-  it('on interrupt cancels the sample task and stops the dev server', async () => {
+  it('on interrupt cancels the run and stops the dev server', async () => {
     const interrupt = new AbortController();
     const lines: string[] = [];
     const run = runDev({ env, artifactDir: dir, speed: 1, signal: interrupt.signal, log: (line) => {
       lines.push(line);
-      if (line.startsWith('started workflow')) interrupt.abort();
+      if (line.startsWith('started pipeline')) interrupt.abort();
     } });
     await expect(run).rejects.toBeInstanceOf(DevInterruptedError);
+    expect(lines).toContain('interrupted: cancelling the pipeline run…');
     const address = /^Temporal server at (\S+) /m.exec(lines.join('\n'))?.[1];
     expect(await accepts(address!)).toBe(false);
   });

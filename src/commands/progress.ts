@@ -1,4 +1,4 @@
-import { SingleBar, Presets } from 'cli-progress';
+import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import type { PipelineRunState } from '../workflows/pipeline-types';
 import { settledCount } from '../workflows/pipeline-progress';
 
@@ -12,6 +12,8 @@ export function progressLine(state: PipelineRunState): string {
 /** Shows a run's progress: a bar on a terminal, plain lines (on change) elsewhere. */
 export interface ProgressView {
   update(state: PipelineRunState): void;
+  /** Prints a line above the bar (or among the plain lines) without breaking it. */
+  note(line: string): void;
   stop(): void;
 }
 
@@ -25,14 +27,18 @@ export function progressView(stream: NodeJS.WriteStream | { isTTY?: boolean; wri
         if (line !== last) stream.write(`${line}\n`);
         last = line;
       },
+      note: (line) => void stream.write(`${line}\n`),
       stop: () => undefined,
     };
   }
-  const bar = new SingleBar({
+  // A MultiBar of one bar: it can print notes above the bar while it runs.
+  const bars = new MultiBar({
     stream: stream as NodeJS.WriteStream,
     format: '{pipeline} [{bar}] {value}/{total} | {completed} ok {failed} failed {running} running | {spent}/{budget} USD | ETA {eta_formatted} | {phase}',
     hideCursor: true,
+    clearOnComplete: false,
   }, Presets.shades_classic);
+  let bar: SingleBar | undefined;
   let started = false;
   return {
     update: (state) => {
@@ -41,13 +47,17 @@ export function progressView(stream: NodeJS.WriteStream | { isTTY?: boolean; wri
         pipeline: `${state.pipeline}/${state.runKey}`, completed: state.counts.completed, failed: state.counts.failed, running: state.counts.running,
         spent: state.ledger.spentUsd.toFixed(2), budget: state.ledger.budgetUsd.toFixed(2), phase: state.phase,
       };
-      if (!started) bar.start(total, settledCount(state.counts), payload);
+      bar ??= bars.create(total, settledCount(state.counts), payload);
       started = true;
       bar.setTotal(total);
       bar.update(settledCount(state.counts), payload);
     },
+    note: (line) => {
+      if (started) bars.log(`${line}\n`);
+      else (stream as NodeJS.WriteStream).write(`${line}\n`);
+    },
     stop: () => {
-      if (started) bar.stop();
+      if (started) bars.stop();
     },
   };
 }
