@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
-import type { AnswerRequest, ContentsRequest, SearchRequest } from '../api';
-import { estimateItem } from '../pipelines/estimate';
+import { ResearchApiError, type AnswerRequest, type ContentsRequest, type PreviewWorkflowRequest, type SearchRequest } from '../api';
+import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { InputError } from '../pipelines/input-file';
 import { ItemError, itemKey, SINGLE_ITEM_KEY } from '../pipelines/item-keys';
 import { readItems } from '../pipelines/read-items';
@@ -102,6 +102,7 @@ export function pipelineItemActivities(deps: ActivityDeps) {
     const page = await readSourcePage(input.source, input.cursor, input.limit);
     const context = runContext(input);
     const items: PlannedItem[] = [];
+    const previews = new Map<string, Promise<PreviewFigures | { problem: string }>>();
     for (const item of page.items.slice(input.skip ?? 0)) {
       const { key, problem } = keyOf(input.definition, input.source, item, context);
       const planned: PlannedItem = { key, index: item.index, where: item.where, reserveUsd: 0 };
@@ -116,7 +117,12 @@ export function pipelineItemActivities(deps: ActivityDeps) {
       }
       try {
         const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
-        const estimate = estimateItem(request);
+        const preview = request.kind === 'workflow' ? await previewOf(request.preview, previews) : undefined;
+        if (preview && 'problem' in preview) {
+          items.push({ ...planned, problem: `${item.where}: ${preview.problem}` });
+          continue;
+        }
+        const estimate = estimateItem(request, preview);
         items.push({ ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(earlier ? { attempts: 0 } : {}) });
       } catch (error) {
         if (!(error instanceof ItemError)) throw error;
@@ -124,6 +130,30 @@ export function pipelineItemActivities(deps: ActivityDeps) {
       }
     }
     return { items, cursor: page.cursor, done: page.done };
+  }
+
+  /**
+   * A service workflow item's preview (free, nothing runs): its price is reserved at the preview's
+   * estimate and resolved mode, not at a guess. A preview the service refuses (an unknown workflow, bad
+   * params) makes the item fail without spending; a transient failure retries the page read.
+   */
+  function previewOf(preview: { slug: string; params: Record<string, unknown>; version?: number }, cache: Map<string, Promise<PreviewFigures | { problem: string }>>): Promise<PreviewFigures | { problem: string }> {
+    const body: PreviewWorkflowRequest = { workflow_params: preview.params, ...(preview.version ? { workflow_version: preview.version } : {}) };
+    const signature = JSON.stringify([preview.slug, body]);
+    let found = cache.get(signature);
+    if (!found) {
+      found = api.previewWorkflow(preview.slug, body, callOptions()).then(
+        (answer): PreviewFigures => ({ estimatedCredits: answer.estimated_credits ?? null, ...(answer.resolved.mode ? { mode: answer.resolved.mode } : {}) }),
+        (error: unknown) => {
+          if (error instanceof ResearchApiError && error.status !== undefined && !error.retryable && error.status !== 401 && error.status !== 403 && error.status !== 402) {
+            return { problem: `workflow ${preview.slug} preview refused: ${error.message}` };
+          }
+          return rethrowAsFailure(error);
+        },
+      );
+      cache.set(signature, found);
+    }
+    return found;
   }
 
   /** Runs one Answer, Search or Contents item and stores its result; paid calls fail as typed failures (402 stops the run). */

@@ -9,7 +9,7 @@ export function formatDryRunReport(report: DryRunReport): string {
     `  run workflow id: ${report.runWorkflowId}`,
     `  parameters: ${Object.entries(report.params).map(([name, value]) => `${name}=${String(value)}`).join(', ') || '(none)'}`,
     `  items: ${report.items}`,
-    ...(report.batchWorkflowId ? [`  batch workflow id: ${report.batchWorkflowId}`] : []),
+    ...(report.batchWorkflowId ? [`  first service batch workflow id: ${report.batchWorkflowId} (one per round of up to 10,000 tasks)`] : []),
     ...report.firstItems.map((item) => `    ${item.key}${item.workflowId ? ` -> ${item.workflowId}` : ''}`),
     `  calls:`,
     ...Object.entries(report.estimate.calls).map(([route, count]) => `    ${route}: ${count}`),

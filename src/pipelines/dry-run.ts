@@ -126,7 +126,7 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
   return {
     pipeline: definition.name,
     runWorkflowId: pipelineRunWorkflowId(definition.name, runKey),
-    ...(kind === 'batch' ? { batchWorkflowId: researchBatchWorkflowId({ pipeline: definition.name, run: runKey }) } : {}),
+    ...(kind === 'batch' ? { batchWorkflowId: researchBatchWorkflowId({ pipeline: definition.name, run: runKey, batch: '<run id>-1' }) } : {}),
     params,
     items: count,
     firstItems,

@@ -1,10 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   answerRequest, contentsRequest, createBatchRequest, createTaskRequest, formatIssuePath, searchRequest,
   type AnswerRequest, type ContentsRequest, type ResearchMode, type CreateBatchRequest, type NormalisedTaskRequest, type SearchRequest,
 } from '../api';
 import { batchTaskInput } from '../api/schemas';
-import { renderDeep, TemplateError } from '../shared/template';
+import { renderDeep, TemplateError, type RenderOptions } from '../shared/template';
 import type { PipelineDefinition } from './definition-schema';
 import { definitionErrorMap } from './issue-messages';
 import { ItemError } from './item-keys';
@@ -21,13 +21,13 @@ export type ItemRequest =
   | { kind: 'contents'; request: ContentsRequest };
 
 /** Renders `value` and parses it with `schema`; problems become one `ItemError` naming the item, path and rule. */
-function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: Record<string, unknown>, at: string, item?: KeyedItem): z.output<S> {
+function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: Record<string, unknown>, at: string, item?: KeyedItem, options: RenderOptions = {}): z.output<S> {
   const fail = (problem: string, variable?: string): never => {
     throw new ItemError(item?.where ?? 'synthesis', problem, item?.key, variable);
   };
   let rendered: unknown;
   try {
-    rendered = renderDeep(value, context);
+    rendered = renderDeep(value, context, options);
   } catch (error) {
     if (error instanceof TemplateError) return fail(`${at}: ${error.message}`, error.variable);
     throw error;
@@ -60,7 +60,9 @@ export function renderItemRequest(definition: PipelineDefinition, item: KeyedIte
     }
     case 'workflow': {
       const { workflow_id: slug, version, params, ...rest } = step.config;
-      const request = renderChecked(createTaskRequest, { ...rest, workflow_id: slug, workflow_params: params, ...(version ? { workflow_version: version } : {}) }, values, at, item);
+      // Parameters keep the type of a value given whole (`"{{ item.max }}"` with max: 4 is the integer 4).
+      const typedParams = params ? renderChecked(z.record(z.string(), z.unknown()), params, values, `${at}.params`, item, { keepTypes: true }) : undefined;
+      const request = renderChecked(createTaskRequest, { ...rest, workflow_id: slug, workflow_params: typedParams, ...(version ? { workflow_version: version } : {}) }, values, at, item);
       return { kind: 'workflow', request, preview: { slug, params: request.workflow_params ?? {}, ...(version ? { version } : {}) } };
     }
     case 'answer': return { kind: 'answer', request: renderChecked(answerRequest, step.config, values, at, item) };

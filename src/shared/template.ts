@@ -63,7 +63,15 @@ function parseExpression(raw: string): TemplateExpression {
 /** What to do with a variable that is absent or null: fail (the default) or render nothing. */
 export interface RenderOptions {
   missing?: 'throw' | 'empty';
+  /**
+   * A string that is exactly one expression without a filter (`"{{ item.max }}"`) becomes the value
+   * itself when that is a number or a boolean, so typed parameters (a service workflow's integer
+   * variable, say) keep their type. Off by default: most fields are text.
+   */
+  keepTypes?: boolean;
 }
+
+const SOLE_EXPRESSION = /^\s*\{\{([^{}|]*)\}\}\s*$/;
 
 /** Renders `template` against `context`; a missing variable throws `TemplateError` naming it. */
 export function renderTemplate(template: string, context: Readonly<Record<string, unknown>>, options: RenderOptions = {}): string {
@@ -121,7 +129,14 @@ export function slug(text: string): string {
 
 /** Renders every string inside a JSON value (objects and arrays walked), keeping its shape. */
 export function renderDeep<T>(value: T, context: Readonly<Record<string, unknown>>, options: RenderOptions = {}): T {
-  if (typeof value === 'string') return renderTemplate(value, context, options) as T;
+  if (typeof value === 'string') {
+    const sole = options.keepTypes ? SOLE_EXPRESSION.exec(value) : null;
+    if (sole) {
+      const raw = lookup(context, parseExpression(sole[1] ?? '').path);
+      if (typeof raw === 'number' || typeof raw === 'boolean') return raw as T;
+    }
+    return renderTemplate(value, context, options) as T;
+  }
   if (Array.isArray(value)) return value.map((entry) => renderDeep(entry, context, options)) as T;
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, renderDeep(entry, context, options)])) as T;

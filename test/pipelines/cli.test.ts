@@ -52,7 +52,7 @@ describe('rp pipelines and rp run', () => {
     await expect(main(['run', path.join(EXAMPLES, 'earnings-batch.yaml'), '--dry-run', '--set', 'quarter=Q4 2026', '--run-key', 'q4'])).resolves.toBe(0);
     expect(out()).toContain('pipeline earnings-batch: dry run, nothing was sent or spent');
     expect(out()).toContain('parameters: quarter=Q4 2026');
-    expect(out()).toContain('batch workflow id: research-batch/earnings-batch/q4/all');
+    expect(out()).toContain('first service batch workflow id: research-batch/earnings-batch/q4/<run-id>-1');
     expect(out()).toContain('  items: 6\n');
     expect(out()).toContain('POST /v1/deepresearch/batches/{id}/tasks: 1');
     expect(out()).toContain('estimated cost: 0.6000 USD; budget 1.00 USD');

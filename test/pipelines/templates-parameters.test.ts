@@ -98,3 +98,36 @@ describe('parameters', () => {
     expect(() => parseSetArguments(['region'])).toThrow('--set region: expected name=value');
   });
 });
+
+describe('typed service workflow parameters', () => {
+  const context: RunContext = { params: { depth: 3, strict: true }, pipeline: { name: 'p' }, run: { key: 'r', date: '2026-11-23' } };
+  const definition = parsePipelineDefinition(`
+name: p
+parameters:
+  depth: { type: number, default: 3 }
+  strict: { type: boolean, default: true }
+input:
+  items: [{ company: Acme, max: 4 }]
+  key: "{{ item.company | slug }}"
+step:
+  workflow:
+    workflow_id: competitor-scan
+    params:
+      company: "{{ item.company }}"
+      max_competitors: "{{ item.max }}"
+      depth: "{{ params.depth }}"
+      strict: "{{ params.strict }}"
+      label: "top {{ item.max }}"
+      quoted: "{{ item.max | json }}"
+budget_usd: 5
+`, 'p.yaml').definition;
+
+  it('a value given whole keeps its number or boolean type; text around it, or a filter, makes text', () => {
+    const request = renderItemRequest(definition, { key: 'acme', index: 0, where: 'item 1', value: { company: 'Acme', max: 4 } }, context);
+    expect(request.kind === 'workflow' && request.preview.params).toEqual({ company: 'Acme', max_competitors: 4, depth: 3, strict: true, label: 'top 4', quoted: '4' });
+  });
+
+  it('a missing variable in a parameter still names the item and the variable', () => {
+    expect(() => renderItemRequest(definition, { key: 'acme', index: 0, where: 'item 1', value: { company: 'Acme' } }, context)).toThrow(/item 1.*step\.workflow\.params.*item\.max/);
+  });
+});
