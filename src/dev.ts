@@ -2,6 +2,9 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
+import { dataConverterFromConfig } from './codec/data-converter';
+import type { CodecKeyring } from './codec/keys';
+import { startCodecServer, type RunningCodecServer } from './codec/server';
 import { startEmulator } from './emulator/server';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { researchTaskWorkflowId } from './workflows/ids';
@@ -17,6 +20,8 @@ export interface DevOptions {
   speed: number;
   /** Aborting (Ctrl-C) cancels the sample task and stops everything started. */
   signal?: AbortSignal;
+  /** Payload encryption keys (PAYLOAD_CODEC_KEYS): history is encrypted and the UI decodes through a local codec endpoint. */
+  codec?: CodecKeyring;
   log(line: string): void;
 }
 
@@ -39,9 +44,13 @@ export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
   const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
   log(`emulator on ${emulator.url} (clock x${options.speed})`);
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
+  const dataConverter = dataConverterFromConfig({ codec: options.codec });
   let temporal: TemporalServer | undefined;
+  let codecServer: RunningCodecServer | undefined;
   try {
-    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log });
+    codecServer = await startDevCodecServer(options.codec, log);
+    const devServerArgs = codecServer ? ['--ui-codec-endpoint', codecServer.url] : [];
+    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs });
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
     log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     const taskQueue = `research-dev-${Date.now()}`;
@@ -51,8 +60,9 @@ export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
       taskQueue,
       workflowsPath: require.resolve('./workflows'),
       activities: createActivities({ api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
+      dataConverter,
     });
-    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
+    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace, dataConverter });
     const context = { pipeline: 'dev', run: new Date().toISOString().slice(0, 19).replace(/:/g, '-'), item: 'sample' };
     const input: ResearchTaskInput = {
       request: { query: 'What are the main approaches to grid-scale energy storage, and how do their costs compare?', mode: 'fast', deliverables: ['A CSV comparing technologies by cost per kWh'] },
@@ -82,9 +92,25 @@ export async function runDev(options: DevOptions): Promise<ResearchTaskResult> {
     });
   } finally {
     await temporal?.close();
+    await codecServer?.close();
     await api.close();
     await emulator.close();
   }
+}
+
+// The dev server's UI (on a loopback port chosen later) decodes history through this endpoint; it listens
+// on loopback only, without a token, since the dev UI has no login to pass one.
+async function startDevCodecServer(keyring: CodecKeyring | undefined, log: (line: string) => void): Promise<RunningCodecServer | undefined> {
+  const codec = dataConverterFromConfig({ codec: keyring }).payloadCodecs?.[0];
+  if (!codec) return undefined;
+  const server = await startCodecServer({ codec, token: undefined, corsOrigins: isLoopbackOrigin });
+  log(`payloads are encrypted (key ${keyring!.activeKeyId}); the UI decodes them through ${server.url}`);
+  return server;
+}
+
+/** http(s) origins on this machine only. */
+export function isLoopbackOrigin(origin: string): boolean {
+  return /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin);
 }
 
 // The worker logs every state change and the bundler's output at INFO; `rp dev` shows warnings only.
