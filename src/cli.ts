@@ -58,6 +58,13 @@ function buildProgram(done: (code: number) => void): Command {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     done(EXIT.ok);
   });
+  program.command('register-search-attributes')
+    .description("adds the project's custom search attributes missing on TEMPORAL_NAMESPACE (a one-shot deploy job)")
+    .action(async () => {
+      const { registerConfiguredSearchAttributes } = await import('./commands/search-attributes');
+      await registerConfiguredSearchAttributes(loadConfig(), log);
+      done(EXIT.ok);
+    });
   program.command('codec-server')
     .description('the payload codec endpoint for the Temporal UI (/encode, /decode), keys from PAYLOAD_CODEC_KEYS')
     .option('--port <port>', 'port to listen on', parsePort, 8888)
