@@ -4,7 +4,7 @@ import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
 import { dataConverterFromConfig } from './codec/data-converter';
 import type { CodecKeyring } from './codec/keys';
-import { startCodecServer, type RunningCodecServer } from './codec/server';
+import { isLoopbackOrigin, startCodecServer, type RunningCodecServer } from './codec/server';
 import { startEmulator } from './emulator/server';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { researchTaskWorkflowId } from './workflows/ids';
@@ -106,11 +106,6 @@ async function startDevCodecServer(keyring: CodecKeyring | undefined, log: (line
   const server = await startCodecServer({ codec, token: undefined, corsOrigins: isLoopbackOrigin });
   log(`payloads are encrypted (key ${keyring!.activeKeyId}); the UI decodes them through ${server.url}`);
   return server;
-}
-
-/** http(s) origins on this machine only. */
-export function isLoopbackOrigin(origin: string): boolean {
-  return /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin);
 }
 
 // The worker logs every state change and the bundler's output at INFO; `rp dev` shows warnings only.

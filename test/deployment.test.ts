@@ -65,7 +65,7 @@ describe('docker-compose.yml', () => {
     expect(compose.services['temporal-ui']!.image).toMatch(/^temporalio\/ui:/);
     expect(compose.services['worker-emulated']!.profiles).toEqual(['emulator']);
     expect(compose.services['register-search-attributes']!.command).toEqual(['register-search-attributes']);
-    expect(compose.services.intake!.command).toEqual(['intake']);
+    expect(compose.services.intake!.command).toEqual(['intake', '--host', '0.0.0.0', '--port', '8788']);
     expect(composeText).toContain('TEMPORAL_CODEC_ENDPOINT: ${CODEC_PUBLIC_URL}');
   });
 

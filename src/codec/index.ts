@@ -2,4 +2,4 @@
 export { AesGcmPayloadCodec, ENCRYPTED_ENCODING, METADATA_ENCRYPTION_KEY_ID, PayloadDecryptionError, UnknownCodecKeyError } from './aes-gcm-codec';
 export { CODEC_KEY_BYTES, CodecKeyConfigError, parseCodecKeys, type CodecKey, type CodecKeyring } from './keys';
 export { dataConverterFromConfig, payloadCodecFromConfig, type CodecConfigSource } from './data-converter';
-export { codecRoutes, startCodecServer, type CodecRoutesOptions, type CodecServerOptions, type RunningCodecServer } from './server';
+export { codecRoutes, isLoopbackOrigin, startCodecServer, type CodecRoutesOptions, type CodecServerOptions, type RunningCodecServer } from './server';

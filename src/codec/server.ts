@@ -60,6 +60,11 @@ export const codecRoutes: FastifyPluginAsync<CodecRoutesOptions> = async (app, o
   app.post('/decode', { bodyLimit: BODY_LIMIT_BYTES }, route('decode'));
 };
 
+/** http(s) origins on this machine only (the dev server's UI, on a port chosen at start). */
+export function isLoopbackOrigin(origin: string): boolean {
+  return /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin);
+}
+
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /** Options of {@link startCodecServer}. */
