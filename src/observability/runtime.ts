@@ -1,3 +1,4 @@
+import { IllegalStateError } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -26,7 +27,9 @@ export function installWorkerRuntime(config: Pick<Config, 'log' | 'metricsBindAd
       },
     });
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // Only "already installed or instantiated" is expected; a bad bind address and the like must surface.
+    if (error instanceof IllegalStateError) return false;
+    throw error;
   }
 }
