@@ -1,4 +1,5 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { ResearchClient } from './api';
 import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
 import { dataConverterFromConfig } from './codec/data-converter';
@@ -37,6 +38,8 @@ export interface RunWorkerOptions {
   startEmulator?: EmbeddedEmulatorStarter;
   /** Where progress lines go (never with secrets); the JSON logger (LOG_LEVEL, LOG_FORMAT) by default. */
   log?: (line: string) => void;
+  /** The pino logger the SDK runtime forwards to; `createLogger(config)` (stdout) by default. */
+  logger?: Logger;
 }
 
 /** The worker's options apart from its connection: task queue, namespace, workflows and bound activities. */
@@ -80,7 +83,7 @@ export async function openResearchService(config: Config, startEmulator: Embedde
 
 /** Runs the worker until SIGINT, SIGTERM or `signal`, then drains it and closes every connection. */
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
-  const logger = createLogger(config, { secrets: configSecrets(config) });
+  const logger = options.logger ?? createLogger(config, { secrets: configSecrets(config) });
   const log = options.log ?? ((line: string) => logger.info(line));
   // Before any connection: the runtime is made once per process, with the first connection at the latest.
   if (!installWorkerRuntime(config, logger) && config.metricsBindAddress) {

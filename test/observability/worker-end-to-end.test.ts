@@ -8,6 +8,8 @@ import type { temporal } from '@temporalio/proto';
 import { dataConverterFromConfig, payloadCodecFromConfig, startCodecServer, type RunningCodecServer } from '../../src/codec';
 import { loadConfig, type Config } from '../../src/config';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { Writable } from 'node:stream';
+import { configSecrets, createLogger } from '../../src/logging';
 import { runWorker } from '../../src/worker';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
 import type { ResearchTaskInput, ResearchTaskResult } from '../../src/workflows/types';
@@ -84,6 +86,7 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
   let codecServer: RunningCodecServer;
   let result: ResearchTaskResult;
   let workflowId: string;
+  const logLines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'rp-deployed-'));
@@ -91,14 +94,17 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
       TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace, TEMPORAL_TASK_QUEUE: `deployed-${randomUUID()}`,
       PAYLOAD_CODEC_KEYS: `k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`,
       METRICS_BIND_ADDRESS: `127.0.0.1:${await freePort()}`,
-      ARTIFACT_DIR: path.join(dir, 'artifacts'), WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'), LOG_LEVEL: 'warn',
+      ARTIFACT_DIR: path.join(dir, 'artifacts'), WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'), LOG_LEVEL: 'info',
     });
     // Every status call fails with a 5xx until the service error metric shows; then the task completes.
     emulator = await startEmulator({ speed: SPEED, seed: 'deployed', research: { durationJitter: 0 }, faults: { 'deepresearch.status': { errorRate: 1 }, 'deepresearch.get': { errorRate: 1 } } });
     stopWorker = new AbortController();
     worker = runWorker(config, {
       signal: stopWorker.signal,
-      log: () => undefined,
+      logger: createLogger(config, {
+        secrets: [...configSecrets(config), emulator.defaultApiKey],
+        destination: new Writable({ write(chunk: Buffer, _encoding, done) { logLines.push(JSON.parse(chunk.toString())); done(); } }),
+      }),
       startEmulator: async () => ({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey, close: async () => undefined }),
     });
     connection = await Connection.connect({ address: server.address });
@@ -169,6 +175,18 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
     expect(noPayloads.status).toBe(400);
     expect((await noPayloads.json() as { error: string }).error).toMatch(/^payloads: /);
     expect((await post({ ...auth, 'x-namespace': 'elsewhere' }, { payloads: [] })).status).toBe(403);
+  });
+
+  test('the SDK, worker and activity logs go through pino as JSON lines without secrets', () => {
+    expect(logLines).toEqual(expect.arrayContaining([
+      expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^worker polling task queue deployed-/), service: 'research-pipelines' }),
+      expect.objectContaining({ level: 'info', sdkComponent: 'worker', taskQueue: config.temporal.taskQueue }),
+      // An activity's own log line, with the context the SDK adds.
+      expect.objectContaining({ level: 'info', sdkComponent: 'activity', activityType: 'createResearchTask', msg: 'Research task created', workflowId }),
+    ]));
+    const text = JSON.stringify(logLines);
+    expect(text).not.toContain(emulator.defaultApiKey);
+    for (const key of config.codec!.keys.values()) expect(text).not.toContain(key.toString('base64'));
   });
 
   test('the Prometheus endpoint carries the project metrics with their labels beside the SDK ones', async () => {
