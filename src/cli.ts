@@ -10,6 +10,12 @@ import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './em
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 0 || port > 65_535) throw new UsageError(`--port: "${value}" must be a whole number from 0 to 65535`);
+  return port;
+}
+
 /** Exit codes: 0 ok, 1 invalid definition or failed, 2 bad usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -45,12 +51,28 @@ function buildProgram(done: (code: number) => void): Command {
     const stop = () => interrupt.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    await runDev({ artifactDir: config.artifactDir, speed, research: config.research, signal: interrupt.signal, log, progress: process.stderr }).finally(() => {
+    await runDev({ artifactDir: config.artifactDir, speed, research: config.research, signal: interrupt.signal, log, progress: process.stderr, ...(config.codec ? { codec: config.codec } : {}) }).finally(() => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     });
     done(EXIT.ok);
   });
+  program.command('register-search-attributes')
+    .description("adds the project's custom search attributes missing on TEMPORAL_NAMESPACE (a one-shot deploy job)")
+    .action(async () => {
+      const { registerConfiguredSearchAttributes } = await import('./commands/search-attributes');
+      await registerConfiguredSearchAttributes(loadConfig(), log);
+      done(EXIT.ok);
+    });
+  program.command('codec-server')
+    .description('the payload codec endpoint for the Temporal UI (/encode, /decode), keys from PAYLOAD_CODEC_KEYS')
+    .option('--port <port>', 'port to listen on', parsePort, 8888)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(async (options: { port: number; host: string }) => {
+      const { serveCodec } = await import('./commands/codec-server');
+      await serveCodec(loadConfig(), options, log);
+      done(EXIT.ok);
+    });
   const io = { stdout: (text: string) => void process.stdout.write(text), stderr: (text: string) => void process.stderr.write(text) };
   addPipelineCommands(program, io, done);
   addRunCommands(program, io, done);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { webhookUrlProblem } from './api';
+import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from './codec/keys';
 
 /** Where the research service is: a real deployment, or the emulator embedded in the worker. */
 export type ResearchServiceConfig =
@@ -9,12 +10,38 @@ export type ResearchServiceConfig =
 /** The worker's configuration, read from environment variables by `loadConfig`. */
 export interface Config {
   /** `addressSet`: TEMPORAL_ADDRESS was given (else `address` is the default localhost:7233). */
-  temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string };
+  temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
   research: ResearchServiceConfig;
   artifactDir: string;
   webhookSecretDir: string;
   /** Public base URL of the intake; webhooks are requested only when set. */
   intakePublicUrl?: string;
+  /** Payload encryption keys (PAYLOAD_CODEC_KEYS); non-enumerable, so printing the config never shows them. */
+  codec?: CodecKeyring;
+  /** The codec endpoint for the Temporal UI (`rp codec-server`). */
+  codecServer: CodecServerConfig;
+  /** host:port of the SDK's Prometheus endpoint (METRICS_BIND_ADDRESS); off when unset. */
+  metricsBindAddress?: string;
+  log: { level: LogLevelName; format: 'json' | 'pretty' };
+}
+
+/** Log levels of LOG_LEVEL, from the noisiest. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+/** One of {@link LOG_LEVELS}. */
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/** How `rp codec-server` admits the Temporal UI: bearer token (non-enumerable), allowed browser origins. */
+export interface CodecServerConfig {
+  readonly token?: string;
+  corsOrigins: string[];
+  /** CODEC_SERVER_ALLOW_UNAUTHENTICATED=true: serve without a token (a loopback-only port). */
+  allowUnauthenticated: boolean;
+}
+
+/** How to reach Temporal beyond the address: Temporal Cloud's API key (non-enumerable) or mTLS files. */
+export interface TemporalSecurityConfig {
+  readonly apiKey?: string;
+  tls?: { certPath?: string; keyPath?: string; caPath?: string; serverName?: string };
 }
 
 /** One bad environment variable and the rule it breaks. */
@@ -50,7 +77,36 @@ const environment = z.object({
     const problem = webhookUrlProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })),
+  TEMPORAL_API_KEY: optional(z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
+  TEMPORAL_TLS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+  TEMPORAL_TLS_CERT_PATH: optional(z.string()),
+  TEMPORAL_TLS_KEY_PATH: optional(z.string()),
+  TEMPORAL_TLS_CA_PATH: optional(z.string()),
+  TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
+  PAYLOAD_CODEC_KEYS: optional(z.string()),
+  PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
+  CODEC_SERVER_TOKEN: optional(z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
+  CODEC_CORS_ORIGINS: text('http://localhost:8080').pipe(z.string().transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be comma-separated origins such as http://localhost:8080 (scheme, host, port; no path)')))),
+  CODEC_SERVER_ALLOW_UNAUTHENTICATED: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+  METRICS_BIND_ADDRESS: optional(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')),
+  LOG_LEVEL: text('info').pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
+  LOG_FORMAT: text('json').pipe(z.enum(['json', 'pretty'], { error: 'must be json or pretty' })),
 }).superRefine((env, ctx) => {
+  if (Boolean(env.TEMPORAL_TLS_CERT_PATH) !== Boolean(env.TEMPORAL_TLS_KEY_PATH)) {
+    ctx.addIssue({ code: 'custom', path: [env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'mTLS needs both TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH' });
+  }
+  if (env.PAYLOAD_CODEC_KEY_ID && !env.PAYLOAD_CODEC_KEYS) {
+    ctx.addIssue({ code: 'custom', path: ['PAYLOAD_CODEC_KEYS'], message: 'is required when PAYLOAD_CODEC_KEY_ID is set' });
+  }
+  if (env.PAYLOAD_CODEC_KEYS) {
+    try {
+      parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
+    } catch (error) {
+      if (!(error instanceof CodecKeyConfigError)) throw error;
+      ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
+    }
+  }
   if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
     ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
   }
@@ -74,13 +130,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const research: ResearchServiceConfig = vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
     ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
     : { kind: 'emulator', ...timeout };
-  return {
-    temporal: { address: vars.TEMPORAL_ADDRESS, addressSet: Boolean(env.TEMPORAL_ADDRESS?.trim()), namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE },
+  const security = securityOf(vars);
+  const config: Config = {
+    temporal: {
+      address: vars.TEMPORAL_ADDRESS, addressSet: Boolean(env.TEMPORAL_ADDRESS?.trim()), namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE,
+      ...(security ? { security } : {}),
+    },
     research,
     artifactDir: vars.ARTIFACT_DIR,
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
     ...(vars.INTAKE_PUBLIC_URL ? { intakePublicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
+    codecServer: hidden<CodecServerConfig, 'token'>({ corsOrigins: vars.CODEC_CORS_ORIGINS, allowUnauthenticated: vars.CODEC_SERVER_ALLOW_UNAUTHENTICATED === 'true' }, 'token', vars.CODEC_SERVER_TOKEN),
+    ...(vars.METRICS_BIND_ADDRESS ? { metricsBindAddress: vars.METRICS_BIND_ADDRESS } : {}),
+    log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
   };
+  return vars.PAYLOAD_CODEC_KEYS ? hidden(config, 'codec', parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID)) : config;
+}
+
+function securityOf(vars: z.infer<typeof environment>): TemporalSecurityConfig | undefined {
+  const files = { certPath: vars.TEMPORAL_TLS_CERT_PATH, keyPath: vars.TEMPORAL_TLS_KEY_PATH, caPath: vars.TEMPORAL_TLS_CA_PATH, serverName: vars.TEMPORAL_TLS_SERVER_NAME };
+  const given = Object.fromEntries(Object.entries(files).filter(([, value]) => value !== undefined));
+  // An API key implies TLS (Temporal Cloud); TEMPORAL_TLS=false turns it off for a plain-text proxy.
+  const tls = vars.TEMPORAL_TLS === 'false' ? false : vars.TEMPORAL_TLS === 'true' || Boolean(vars.TEMPORAL_API_KEY) || Object.keys(given).length > 0;
+  if (!tls && !vars.TEMPORAL_API_KEY) return undefined;
+  return hidden<TemporalSecurityConfig, 'apiKey'>(tls ? { tls: given } : {}, 'apiKey', vars.TEMPORAL_API_KEY);
+}
+
+/** Sets `name` as a non-enumerable property (when there is a value), so logs and JSON never show it. */
+function hidden<T extends object, K extends keyof T>(target: T, name: K, value: T[K] | undefined): T {
+  return value === undefined ? target : Object.defineProperty(target, name, { value, enumerable: false });
 }
 
 /** Attaches the key as a non-enumerable property, so logging or serialising the config never shows it. */

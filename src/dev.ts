@@ -3,6 +3,9 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
+import { dataConverterFromConfig } from './codec/data-converter';
+import type { CodecKeyring } from './codec/keys';
+import { isLoopbackOrigin, startCodecServer, type RunningCodecServer } from './codec/server';
 import { progressView, type ProgressView } from './commands/progress';
 import type { ResearchServiceConfig } from './config';
 import { startEmulator } from './emulator/server';
@@ -33,6 +36,8 @@ export interface DevOptions {
   pipelineFile?: string;
   /** Aborting (Ctrl-C) cancels the run and stops everything started. */
   signal?: AbortSignal;
+  /** Payload encryption keys (PAYLOAD_CODEC_KEYS): history is encrypted and the UI decodes through a local codec endpoint. */
+  codec?: CodecKeyring;
   log(line: string): void;
   /** Where the progress bar goes (a bar on a terminal, plain lines otherwise); none when unset. */
   progress?: NodeJS.WriteStream | { isTTY?: boolean; write(text: string): unknown };
@@ -65,10 +70,14 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
   const { log } = options;
   quietWorkerLogs();
   const research = await openResearch(options);
+  const dataConverter = dataConverterFromConfig({ codec: options.codec });
   let temporal: TemporalServer | undefined;
+  let codecServer: RunningCodecServer | undefined;
   let progress: ProgressView | undefined;
   try {
-    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log });
+    codecServer = await startDevCodecServer(options.codec, log);
+    const devServerArgs = codecServer ? ['--ui-codec-endpoint', codecServer.url] : [];
+    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs });
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
     log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     const taskQueue = `research-dev-${Date.now()}`;
@@ -79,8 +88,9 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
       workflowsPath: require.resolve('./workflows'),
       interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
       activities: createActivities({ api: research.api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
+      dataConverter,
     });
-    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
+    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace, dataConverter });
     const loaded = await loadPipelineDefinition(options.pipelineFile ?? DEV_PIPELINE);
     const runKey = `dev-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}`;
     const uiUrl = temporal.uiUrl;
@@ -131,8 +141,19 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
   } finally {
     progress?.stop();
     await temporal?.close();
+    await codecServer?.close();
     await research.close();
   }
+}
+
+// The dev server's UI (on a loopback port chosen later) decodes history through this endpoint; it listens
+// on loopback only, without a token, since the dev UI has no login to pass one.
+async function startDevCodecServer(keyring: CodecKeyring | undefined, log: (line: string) => void): Promise<RunningCodecServer | undefined> {
+  const codec = dataConverterFromConfig({ codec: keyring }).payloadCodecs?.[0];
+  if (!codec) return undefined;
+  const server = await startCodecServer({ codec, token: undefined, corsOrigins: isLoopbackOrigin });
+  log(`payloads are encrypted (key ${keyring!.activeKeyId}); the UI decodes them through ${server.url}`);
+  return server;
 }
 
 /** Approves every checkpoint the run's items wait at (each once), the way an analyst would in the UI. */

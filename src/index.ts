@@ -17,3 +17,10 @@ export { startPipeline, RunKeyError, type StartPipelineOptions, type StartedPipe
 export { scheduleOptionsFor, syncSchedules, planScheduleSync, scheduleIdOf, type SchedulePlan } from './runs/schedules';
 export { pipelineRunPrefix, pipelineSynthesisWorkflowId } from './workflows/ids';
 export type * from './workflows/pipeline-types';
+export {
+  AesGcmPayloadCodec, codecRoutes, dataConverterFromConfig, parseCodecKeys, payloadCodecFromConfig, startCodecServer, PayloadDecryptionError, UnknownCodecKeyError,
+  type CodecKeyring, type CodecRoutesOptions, type RunningCodecServer,
+} from './codec';
+export { createLogger, configSecrets, PinoTemporalLogger } from './logging';
+export { installWorkerRuntime } from './observability/runtime';
+export { connectionSecurityOptions } from './temporal/connection-options';

@@ -1,8 +1,14 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { ResearchClient } from './api';
 import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
+import { dataConverterFromConfig } from './codec/data-converter';
 import type { Config } from './config';
+import { configSecrets, createLogger } from './logging';
+import { installWorkerRuntime } from './observability/runtime';
+import { serviceErrorMetrics } from './observability/service-error-metrics';
 import { ensureSearchAttributes } from './register-search-attributes';
+import { connectionSecurityOptions } from './temporal/connection-options';
 import { connectWorkerTemporal, type TemporalServer } from './temporal/server';
 
 /** A research service the worker talks to, and how to let go of it. */
@@ -30,12 +36,17 @@ export interface RunWorkerOptions {
   signal?: AbortSignal;
   /** Starts the emulator when the configuration selects it (`startEmbeddedEmulator` by default; `dev` may pass a faster one). */
   startEmulator?: EmbeddedEmulatorStarter;
-  /** Where progress lines go (never with secrets); stderr by default. */
+  /** Where progress lines go (never with secrets); the JSON logger (LOG_LEVEL, LOG_FORMAT) by default. */
   log?: (line: string) => void;
+  /** The pino logger the SDK runtime forwards to; `createLogger(config)` (stdout) by default. */
+  logger?: Logger;
 }
 
-/** Workflow interceptor modules bundled with the workflows (activity summaries for the UI). */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./workflows/interceptors')];
+/**
+ * Workflow interceptor modules bundled with the workflows: activity summaries for the UI, and the
+ * project's task metrics on the SDK's meter.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./workflows/interceptors'), require.resolve('./workflows/metrics-interceptors')];
 
 /** The worker's options apart from its connection: task queue, namespace, workflows and bound activities. */
 export function createWorkerOptions(
@@ -47,8 +58,11 @@ export function createWorkerOptions(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath,
-    interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
     activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, ...deps }),
+    // With PAYLOAD_CODEC_KEYS set, every payload this worker writes to history is encrypted.
+    dataConverter: dataConverterFromConfig(config),
+    // Project metrics on the SDK's meter, exported with the SDK's own on METRICS_BIND_ADDRESS.
+    interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES, activity: [serviceErrorMetrics] },
     // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
     // so an in-flight create or download ends with a known outcome instead of being cut off.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
@@ -75,12 +89,17 @@ export async function openResearchService(config: Config, startEmulator: Embedde
 
 /** Runs the worker until SIGINT, SIGTERM or `signal`, then drains it and closes every connection. */
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = options.logger ?? createLogger(config, { secrets: configSecrets(config) });
+  const log = options.log ?? ((line: string) => logger.info(line));
+  // Before any connection: the runtime is made once per process, with the first connection at the latest.
+  if (!installWorkerRuntime(config, logger) && config.metricsBindAddress) {
+    log(`a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`);
+  }
   const research = await openResearchService(config, options.startEmulator);
   let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
   try {
-    temporal = await connectWorkerTemporal(config.temporal.address, config.temporal.namespace, config.temporal.addressSet);
+    temporal = await connectWorkerTemporal(config.temporal.address, config.temporal.namespace, config.temporal.addressSet, connectionSecurityOptions(config.temporal.security));
     await ensureSearchAttributes(temporal.connection, config.temporal.namespace, log);
     const worker = await Worker.create({
       connection: temporal.nativeConnection,

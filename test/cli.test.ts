@@ -32,6 +32,19 @@ describe('rp', () => {
     expect(errors()).toContain('rp: --port: needs a value');
   });
 
+  it('refuses a bad codec-server port as bad usage and starts no codec server without keys and a token', async () => {
+    await expect(main(['codec-server', '--port', 'x'])).resolves.toBe(2);
+    expect(errors()).toContain('rp: --port: "x" must be a whole number from 0 to 65535');
+    const saved = { keys: process.env.PAYLOAD_CODEC_KEYS, token: process.env.CODEC_SERVER_TOKEN };
+    delete process.env.PAYLOAD_CODEC_KEYS;
+    delete process.env.CODEC_SERVER_TOKEN;
+    try {
+      await expect(main(['codec-server', '--port', '0'])).rejects.toThrow(/PAYLOAD_CODEC_KEYS: is required[\s\S]*CODEC_SERVER_TOKEN: is required/);
+    } finally {
+      Object.assign(process.env, Object.fromEntries(Object.entries({ PAYLOAD_CODEC_KEYS: saved.keys, CODEC_SERVER_TOKEN: saved.token }).filter(([, value]) => value !== undefined)));
+    }
+  });
+
   it('refuses a bad worker environment before connecting to anything, naming the variable', async () => {
     const saved = process.env.TEMPORAL_ADDRESS;
     process.env.TEMPORAL_ADDRESS = 'not an address';

@@ -21,6 +21,8 @@ describe('loadConfig', () => {
       research: { kind: 'emulator' },
       artifactDir: './.artifacts',
       webhookSecretDir: './.webhook-secrets',
+      codecServer: { corsOrigins: ['http://localhost:8080'], allowUnauthenticated: false },
+      log: { level: 'info', format: 'json' },
     });
   });
 
@@ -34,6 +36,11 @@ describe('loadConfig', () => {
       WEBHOOK_SECRET_DIR: '/data/secrets',
       INTAKE_PUBLIC_URL: 'https://intake.example.com/',
       RESEARCH_API_TIMEOUT_MS: '90000',
+      CODEC_CORS_ORIGINS: 'https://temporal-ui.example.com, http://localhost:8080',
+      CODEC_SERVER_TOKEN: 'codec-token-0123456789abcdef',
+      METRICS_BIND_ADDRESS: '0.0.0.0:9464',
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
     });
     expect(config).toEqual({
       temporal: { address: 'temporal.internal:7233', addressSet: true, namespace: 'research', taskQueue: 'rq' },
@@ -41,8 +48,22 @@ describe('loadConfig', () => {
       artifactDir: '/data/artifacts',
       webhookSecretDir: '/data/secrets',
       intakePublicUrl: 'https://intake.example.com',
+      codecServer: { corsOrigins: ['https://temporal-ui.example.com', 'http://localhost:8080'], allowUnauthenticated: false },
+      metricsBindAddress: '0.0.0.0:9464',
+      log: { level: 'debug', format: 'pretty' },
     });
     expect(config.research.kind === 'service' && config.research.apiKey).toBe(KEY);
+    expect(config.codecServer.token).toBe('codec-token-0123456789abcdef');
+  });
+
+  test('Temporal Cloud: an API key turns TLS on and stays hidden; mTLS needs both files', () => {
+    const cloud = loadConfig({ TEMPORAL_ADDRESS: 'research.a1b2c.tmprl.cloud:7233', TEMPORAL_API_KEY: 'tcld_secret_api_key_value' });
+    expect(cloud.temporal.security).toEqual({ tls: {} });
+    expect(cloud.temporal.security?.apiKey).toBe('tcld_secret_api_key_value');
+    expect(JSON.stringify(cloud)).not.toContain('tcld_secret');
+    const mtls = loadConfig({ TEMPORAL_TLS_CERT_PATH: '/certs/client.pem', TEMPORAL_TLS_KEY_PATH: '/certs/client.key' });
+    expect(mtls.temporal.security).toEqual({ tls: { certPath: '/certs/client.pem', keyPath: '/certs/client.key' } });
+    expect(() => loadConfig({ TEMPORAL_TLS_CERT_PATH: '/certs/client.pem' })).toThrow('TEMPORAL_TLS_KEY_PATH: mTLS needs both TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH');
   });
 
   test('the API key never shows when the config is logged or serialised', () => {
@@ -64,6 +85,11 @@ describe('loadConfig', () => {
     [{ RESEARCH_API_TIMEOUT_MS: '0' }, 'RESEARCH_API_TIMEOUT_MS', 'must be at least 1'],
     [{ TEMPORAL_ADDRESS: 'http://localhost:7233' }, 'TEMPORAL_ADDRESS', 'must be host:port'],
     [{ INTAKE_PUBLIC_URL: 'http://intake.example.com' }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of trace, debug, info, warn, error'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', 'must be json or pretty'],
+    [{ METRICS_BIND_ADDRESS: '9464' }, 'METRICS_BIND_ADDRESS', 'must be host:port'],
+    [{ CODEC_SERVER_TOKEN: 'short' }, 'CODEC_SERVER_TOKEN', 'must be at least 16 characters'],
+    [{ CODEC_CORS_ORIGINS: 'http://ui.example.com/path' }, 'CODEC_CORS_ORIGINS', 'must be comma-separated origins'],
     [{ TEMPORAL_TASK_QUEUE: '   ' }, 'TEMPORAL_TASK_QUEUE', ''],
   ])('%j is refused, naming %s and the rule', (env, variable, rule) => {
     const error = configError(env);

@@ -3,6 +3,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { parseCodecKeys } from '../src/codec';
 import { DevInterruptedError, runDev } from '../src/dev';
 
 // `rp dev` starts its own dev server (with the UI) from the first binary found, as on a fresh machine.
@@ -64,5 +66,26 @@ describe('rp dev', () => {
     expect(lines).toContain('interrupted: cancelling the pipeline run…');
     const address = /^Temporal server at (\S+) /m.exec(lines.join('\n'))?.[1];
     expect(await accepts(address!)).toBe(false);
+  });
+
+  it('with codec keys runs the example pipeline and points the UI at a local codec endpoint, stopped at the end', async () => {
+    const lines: string[] = [];
+    let settings: Promise<unknown> | undefined;
+    let codecUrl: string | undefined;
+    const result = await runDev({
+      env, artifactDir: dir, speed: 600, codec: parseCodecKeys(`k1:${randomBytes(32).toString('base64')}`),
+      log: (line) => {
+        lines.push(line);
+        codecUrl ??= /the UI decodes them through (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+        const ui = /^Temporal UI: (http:\/\/127\.0\.0\.1:\d+)\//.exec(line)?.[1];
+        if (ui) settings = fetch(`${ui}/api/v1/settings`).then((response) => response.json());
+      },
+    });
+    expect(result.run).toMatchObject({ status: 'completed', counts: { completed: 3 } });
+    expect(codecUrl).toBeDefined();
+    // The dev server's UI was told where to decode payloads.
+    expect(await settings).toMatchObject({ Codec: { Endpoint: codecUrl } });
+    // The codec server stopped with the rest.
+    await expect(fetch(`${codecUrl}/decode`, { method: 'POST' })).rejects.toThrow();
   });
 });

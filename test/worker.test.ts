@@ -22,6 +22,18 @@ describe('createWorkerOptions', () => {
   });
 });
 
+describe('createWorkerOptions with a codec key', () => {
+  test('encrypts payloads with the configured codec and registers the metric interceptors; without a key, the default converter', () => {
+    const deps = { api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }), store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() };
+    const encrypted = createWorkerOptions(loadConfig({ PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }), deps);
+    expect(encrypted.dataConverter?.payloadCodecs).toEqual([expect.objectContaining({ activeKeyId: 'k1' })]);
+    expect(encrypted.dataConverter?.failureConverterPath).toBe(path.resolve(__dirname, '../src/codec/failure-converter.ts'));
+    expect(encrypted.interceptors?.workflowModules).toEqual(['interceptors', 'metrics-interceptors'].map((name) => path.resolve(__dirname, `../src/workflows/${name}.ts`)));
+    expect(encrypted.interceptors?.activity).toHaveLength(1);
+    expect(createWorkerOptions(loadConfig({}), deps).dataConverter).toEqual({});
+  });
+});
+
 describe('openResearchService', () => {
   test('without a service URL it starts the embedded emulator and talks to it', async () => {
     const research = await openResearchService(loadConfig({}));

@@ -24,11 +24,15 @@ export type TemporalOpener = () => Promise<TemporalAccess>;
 /** The client of the configured Temporal service. */
 export const openConfiguredTemporal: TemporalOpener = async () => {
   const { loadConfig } = await import('../config');
+  const { dataConverterFromConfig } = await import('../codec');
+  const { connectionSecurityOptions } = await import('../temporal/connection-options');
   const config = loadConfig();
-  const connection = await Connection.connect({ address: config.temporal.address }).catch((error: unknown) => {
+  const connection = await Connection.connect({ address: config.temporal.address, ...connectionSecurityOptions(config.temporal.security) }).catch((error: unknown) => {
     throw new Error(`cannot reach Temporal at ${config.temporal.address} (set TEMPORAL_ADDRESS; rp worker and rp dev need one too): ${(error as Error).message}`);
   });
-  return { client: new Client({ connection, namespace: config.temporal.namespace }), taskQueue: config.temporal.taskQueue, close: () => connection.close() };
+  // The same data converter as the worker's: with PAYLOAD_CODEC_KEYS set, arguments are encrypted.
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFromConfig(config) });
+  return { client, taskQueue: config.temporal.taskQueue, close: () => connection.close() };
 };
 
 /** `pipeline/run-key` or a full `pipeline-run/pipeline/run-key` id, as pipeline, run key and workflow id. */

@@ -5,6 +5,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { registerSearchAttributes, type SearchAttributeDeclarations } from '../register-search-attributes';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { isExecutable, onPath, projectBinaries, runInstallScript } from './binaries';
+import type { ConnectionSecurityOptions } from './connection-options';
 
 /** A Temporal server to work against: connected to, or started here (then `close` stops it). */
 export interface TemporalServer {
@@ -119,9 +120,9 @@ export async function openTemporalServer(options: OpenTemporalOptions = {}): Pro
  * The worker's way in: the configured address only (a worker never starts a server), failing with the
  * same message as {@link openTemporalServer}, which names the local binaries that could start one.
  */
-export async function connectWorkerTemporal(address: string, namespace: string, explicit: boolean): Promise<TemporalServer> {
+export async function connectWorkerTemporal(address: string, namespace: string, explicit: boolean, security: ConnectionSecurityOptions = {}): Promise<TemporalServer> {
   try {
-    return await connectTemporal(address, namespace, {}, explicit ? 'TEMPORAL_ADDRESS' : 'the default address');
+    return await connectTemporal(address, namespace, {}, explicit ? 'TEMPORAL_ADDRESS' : 'the default address', undefined, security);
   } catch (error) {
     const local = onPath('temporal') ?? (isExecutable(projectBinaries().cli) ? projectBinaries().cli : undefined);
     throw new NoTemporalServerError([
@@ -131,11 +132,14 @@ export async function connectWorkerTemporal(address: string, namespace: string, 
   }
 }
 
-/** Connects to a running server and registers the missing search attributes. */
-export async function connectTemporal(address: string, namespace: string, searchAttributes: SearchAttributeDeclarations, source: string, log: (line: string) => void = () => undefined): Promise<TemporalServer> {
-  const connection = await bounded(Connection.connect({ address, connectTimeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, `connecting to ${address}`, (late) => late.close());
+/** Connects to a running server (TLS or API key from `security`) and registers the missing search attributes. */
+export async function connectTemporal(
+  address: string, namespace: string, searchAttributes: SearchAttributeDeclarations, source: string,
+  log: (line: string) => void = () => undefined, security: ConnectionSecurityOptions = {},
+): Promise<TemporalServer> {
+  const connection = await bounded(Connection.connect({ address, connectTimeout: CONNECT_TIMEOUT_MS, ...security }), CONNECT_TIMEOUT_MS, `connecting to ${address}`, (late) => late.close());
   try {
-    const nativeConnection = await NativeConnection.connect({ address });
+    const nativeConnection = await NativeConnection.connect({ address, ...security });
     await registerWanted(connection, namespace, searchAttributes, log);
     return { address, namespace, source, connection, nativeConnection, close: async () => { await connection.close(); await nativeConnection.close(); } };
   } catch (error) {

@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# The worker, the intake and the codec server: one image, the command picks the role
+# (`node dist/cli.js worker | intake | codec-server | register-search-attributes`).
+
+# Build: full dependencies, compile TypeScript to dist/.
+FROM node:20.19-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Production dependencies only (the Temporal worker's native module comes prebuilt in its package).
+FROM node:20.19-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# Runtime: no compiler, no dev dependencies, no source; runs as the image's unprivileged `node` user.
+FROM node:20.19-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    ARTIFACT_DIR=/data/artifacts \
+    WEBHOOK_SECRET_DIR=/data/webhook-secrets
+WORKDIR /app
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+COPY --chown=root:root pipelines ./pipelines
+RUN mkdir -p /data/artifacts /data/webhook-secrets && chown -R node:node /data
+USER node
+VOLUME ["/data"]
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["worker"]

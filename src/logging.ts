@@ -1,0 +1,91 @@
+import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { redact } from './api/errors';
+import type { Config } from './config';
+
+/** Field names whose values never reach a log line, wherever they sit (pino's redaction paths). */
+export const REDACTED_FIELDS = [
+  'apiKey', 'api_key', 'authorization', 'Authorization', 'x-api-key', 'secret', 'webhookSecret', 'token', 'password',
+  'codecKeys', 'PAYLOAD_CODEC_KEYS', 'RESEARCH_API_KEY', 'TEMPORAL_API_KEY', 'CODEC_SERVER_TOKEN',
+];
+
+const REDACT_PATHS = REDACTED_FIELDS.flatMap((field) => {
+  const key = /^[A-Za-z_$][\w$]*$/.test(field) ? field : `["${field}"]`;
+  const child = key.startsWith('[') ? key : `.${key}`;
+  return [key, `*${child}`, `*.*${child}`];
+});
+
+// A secret can hide inside a message too ("calling … with Bearer rk_live_…"), not only under a field name.
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  /** Secret values to scrub from messages and string fields (API key, tokens, codec keys). */
+  secrets?: readonly string[];
+  /** Where lines go (stdout by default); tests pass a stream. */
+  destination?: DestinationStream;
+}
+
+/**
+ * The project's pino logger, from LOG_LEVEL and LOG_FORMAT (json: one JSON object a line for a log
+ * pipeline; pretty: for a terminal). Field names in {@link REDACTED_FIELDS} print as [REDACTED], and the
+ * configured secret values and bearer tokens are scrubbed from messages and string fields.
+ */
+export function createLogger(config: Pick<Config, 'log'>, options: LoggerOptions = {}): Logger {
+  const secrets = (options.secrets ?? []).filter((secret) => secret.length >= 8);
+  const scrub = (text: string): string => redact(text, secrets).replace(BEARER, '$1 [REDACTED]');
+  const pinoOptions: pino.LoggerOptions = {
+    level: config.log.level,
+    base: { service: 'research-pipelines' },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    formatters: { level: (label) => ({ level: label }), log: (fields) => scrubFields(fields, scrub) },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => (typeof arg === 'string' ? scrub(arg) : arg)) as Parameters<typeof method>);
+      },
+    },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (options.destination) return pino(pinoOptions, options.destination);
+  if (config.log.format === 'pretty') return pino({ ...pinoOptions, transport: { target: 'pino-pretty', options: { colorize: true } } });
+  return pino(pinoOptions);
+}
+
+/** The secret values of a configuration, for {@link LoggerOptions.secrets}. */
+export function configSecrets(config: Config): string[] {
+  return [
+    config.research.kind === 'service' ? config.research.apiKey : undefined,
+    config.temporal.security?.apiKey,
+    config.codecServer.token,
+    ...[...(config.codec?.keys.values() ?? [])].map((key) => key.toString('base64')),
+  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
+}
+
+function scrubFields(value: Record<string, unknown>, scrub: (text: string) => string, depth = 0): Record<string, unknown> {
+  if (depth > 4) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field === 'string') out[key] = scrub(field);
+    else if (field instanceof Error) out[key] = { type: field.name, message: scrub(field.message), ...(field.stack ? { stack: scrub(field.stack) } : {}) };
+    else if (field && typeof field === 'object' && !Array.isArray(field)) out[key] = scrubFields(field as Record<string, unknown>, scrub, depth + 1);
+    else out[key] = field;
+  }
+  return out;
+}
+
+const PINO_LEVEL: Readonly<Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'>> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+
+/** Temporal's `Logger` on top of pino, for `Runtime.install({ logger })`: SDK, worker, workflow and activity logs. */
+export class PinoTemporalLogger implements TemporalLogger {
+  constructor(private readonly pino: Logger) {}
+
+  log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    this.pino[PINO_LEVEL[level] ?? 'info']({ ...meta }, message);
+  }
+
+  trace(message: string, meta?: LogMetadata): void { this.log('TRACE', message, meta); }
+  debug(message: string, meta?: LogMetadata): void { this.log('DEBUG', message, meta); }
+  info(message: string, meta?: LogMetadata): void { this.log('INFO', message, meta); }
+  warn(message: string, meta?: LogMetadata): void { this.log('WARN', message, meta); }
+  error(message: string, meta?: LogMetadata): void { this.log('ERROR', message, meta); }
+}

@@ -1,0 +1,29 @@
+import { ContinueAsNew, isCancellation, metricMeter, workflowInfo, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { TASK_COST_METRIC, TASKS_METRIC } from './metric-names';
+import type { ResearchTaskResult } from './types';
+
+/**
+ * Counts research task workflows by how they ended. The SDK's workflow meter drops what is recorded
+ * while a history replays, so each task counts once however often a worker replays it; a continue-as-new
+ * is not an end.
+ */
+export const interceptors: WorkflowInterceptorsFactory = () => ({
+  inbound: [{
+    async execute(input, next) {
+      if (workflowInfo().workflowType !== 'researchTaskWorkflow') return next(input);
+      // The meter exists only inside a workflow context, so the instruments are made here.
+      const tasks = metricMeter.createCounter(TASKS_METRIC, 'tasks', 'Research tasks by final status');
+      const cost = metricMeter.createHistogram(TASK_COST_METRIC, 'float', 'USD', 'Cost of finished research tasks');
+      const mode = (input.args[0] as { request?: { mode?: string } } | undefined)?.request?.mode ?? 'unknown';
+      try {
+        const result = await next(input) as ResearchTaskResult;
+        tasks.add(1, { status: result.openAtService ? 'cancel_refused' : result.status, mode });
+        if (typeof result.cost === 'number') cost.record(result.cost, { mode });
+        return result;
+      } catch (error) {
+        if (!(error instanceof ContinueAsNew)) tasks.add(1, { status: isCancellation(error) ? 'cancelled' : 'failed', mode });
+        throw error;
+      }
+    },
+  }],
+});

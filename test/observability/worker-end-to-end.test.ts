@@ -1,0 +1,201 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { dataConverterFromConfig, payloadCodecFromConfig, startCodecServer, type RunningCodecServer } from '../../src/codec';
+import { loadConfig, type Config } from '../../src/config';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { Writable } from 'node:stream';
+import { configSecrets, createLogger } from '../../src/logging';
+import { runWorker } from '../../src/worker';
+import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
+import type { ResearchTaskInput, ResearchTaskResult } from '../../src/workflows/types';
+import { testServer } from '../support/server/test-server';
+
+// One worker process as deployed (`runWorker` from the configuration, codec key and Prometheus endpoint
+// set) on the run's real Temporal server. A Temporal runtime is installed once per process, so the
+// codec and the metrics share this file's worker.
+const server = testServer();
+const SPEED = 120;
+const SECRET_QUERY = `Confidential: Acme Corp acquisition target ${randomUUID()}`;
+const CODEC_TOKEN = 'codec-token-for-the-ui-0123456789';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const scale = (ms: number) => Math.max(1, Math.round(ms / SPEED));
+const polling: ResearchTaskInput['polling'] = {
+  initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs), maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs), reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
+};
+
+async function scrape(address: string): Promise<string> {
+  const response = await fetch(`http://${address}/metrics`);
+  return response.text();
+}
+
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+// Every payload of a history but search attributes, which Temporal indexes and never passes to a codec
+// (the project's hold status, mode, ids and cost: nothing from the input).
+function payloadsOf(history: temporal.api.history.v1.IHistory): temporal.api.common.v1.IPayload[] {
+  const found: temporal.api.common.v1.IPayload[] = [];
+  const walk = (value: unknown): void => {
+    if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) return value.forEach(walk);
+    const record = value as Record<string, unknown>;
+    if ('data' in record && 'metadata' in record && record.data instanceof Uint8Array) found.push(record as temporal.api.common.v1.IPayload);
+    else Object.entries(record).forEach(([key, field]) => key !== 'searchAttributes' && walk(field));
+  };
+  walk(history.events);
+  return found;
+}
+
+const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
+  payloads: payloads.map((payload) => ({
+    metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+  })),
+});
+
+(server.available ? describe : describe.skip)(`a deployed worker on the real server${server.available ? '' : ` [skipped: ${server.reason}]`}`, () => {
+  jest.setTimeout(120_000);
+  if (!server.available) return;
+  let dir: string;
+  let config: Config;
+  let emulator: RunningEmulator;
+  let stopWorker: AbortController;
+  let worker: Promise<void>;
+  let connection: Connection;
+  let codecServer: RunningCodecServer;
+  let result: ResearchTaskResult;
+  let workflowId: string;
+  const logLines: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'rp-deployed-'));
+    config = loadConfig({
+      TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace, TEMPORAL_TASK_QUEUE: `deployed-${randomUUID()}`,
+      PAYLOAD_CODEC_KEYS: `k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`,
+      METRICS_BIND_ADDRESS: `127.0.0.1:${await freePort()}`,
+      ARTIFACT_DIR: path.join(dir, 'artifacts'), WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'), LOG_LEVEL: 'info',
+    });
+    // Every status call fails with a 5xx until the service error metric shows; then the task completes.
+    emulator = await startEmulator({ speed: SPEED, seed: 'deployed', research: { durationJitter: 0 }, faults: { 'deepresearch.status': { errorRate: 1 }, 'deepresearch.get': { errorRate: 1 } } });
+    stopWorker = new AbortController();
+    worker = runWorker(config, {
+      signal: stopWorker.signal,
+      logger: createLogger(config, {
+        secrets: [...configSecrets(config), emulator.defaultApiKey],
+        destination: new Writable({ write(chunk: Buffer, _encoding, done) { logLines.push(JSON.parse(chunk.toString())); done(); } }),
+      }),
+      startEmulator: async () => ({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey, close: async () => undefined }),
+    });
+    connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection, namespace: server.namespace, dataConverter: dataConverterFromConfig(config) });
+    workflowId = `deployed-${randomUUID()}`;
+    const input: ResearchTaskInput = { request: { query: SECRET_QUERY, mode: 'fast' }, context: { pipeline: 'deployed', run: 'r1', item: 'secret' }, polling };
+    const handle = await client.workflow.start('researchTaskWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] });
+    await eventually('the service error metric', async () => /research_service_errors_total\{[^}]*status="50[023]"/.test(await scrape(config.metricsBindAddress!)));
+    emulator.faults.replace({});
+    result = await handle.result() as ResearchTaskResult;
+    codecServer = await startCodecServer({ codec: payloadCodecFromConfig(config)!, token: CODEC_TOKEN, corsOrigins: ['http://localhost:8080'], namespaces: [server.namespace] });
+  });
+
+  afterAll(async () => {
+    stopWorker?.abort();
+    await worker;
+    await codecServer?.close();
+    await connection?.close();
+    await emulator?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the task completes through the encrypted data converter', () => {
+    expect(result).toMatchObject({ status: 'completed', mode: 'fast' });
+  });
+
+  test('the raw history holds no plaintext input: every payload is binary/encrypted under the active key', async () => {
+    const raw = new Client({ connection, namespace: server.namespace });
+    const history = await raw.workflow.getHandle(workflowId).fetchHistory();
+    const payloads = payloadsOf(history);
+    expect(payloads.length).toBeGreaterThan(5);
+    const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? new Uint8Array()).toString('latin1');
+    for (const payload of payloads) {
+      expect(text(payload.metadata?.encoding)).toBe('binary/encrypted');
+      expect(text(payload.metadata?.['encryption-key-id'])).toBe('k2');
+    }
+    const everything = JSON.stringify(history, (_key, value: unknown) => (value instanceof Uint8Array ? text(value) : value));
+    expect(everything).not.toContain('Acme Corp acquisition');
+    expect(everything).not.toContain(emulator.defaultApiKey);
+  });
+
+  test('the codec endpoint decodes those payloads for the UI with the bearer token', async () => {
+    const raw = new Client({ connection, namespace: server.namespace });
+    const started = (await raw.workflow.getHandle(workflowId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+    const response = await fetch(`${codecServer.url}/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${CODEC_TOKEN}`, 'x-namespace': server.namespace, origin: 'http://localhost:8080' },
+      body: JSON.stringify(body(started?.input?.payloads ?? [])),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:8080');
+    const decoded = await response.json() as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+    expect(Buffer.from(decoded.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
+    expect(JSON.parse(Buffer.from(decoded.payloads[0]!.data, 'base64').toString())).toMatchObject({ request: { query: SECRET_QUERY } });
+  });
+
+  test('the codec endpoint refuses a missing or wrong token (401) and names the bad field of a body (400)', async () => {
+    const post = (headers: Record<string, string>, payload: unknown) => fetch(`${codecServer.url}/decode`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-namespace': server.namespace, ...headers }, body: JSON.stringify(payload),
+    });
+    expect((await post({}, { payloads: [] })).status).toBe(401);
+    expect((await post({ authorization: 'Bearer wrong-token-0123456789abcdef' }, { payloads: [] })).status).toBe(401);
+    const auth = { authorization: `Bearer ${CODEC_TOKEN}` };
+    const badData = await post(auth, { payloads: [{ metadata: {}, data: 'not base64!' }] });
+    expect(badData.status).toBe(400);
+    expect(await badData.json()).toEqual({ error: 'payloads.0.data: must be base64' });
+    const noPayloads = await post(auth, { items: [] });
+    expect(noPayloads.status).toBe(400);
+    expect((await noPayloads.json() as { error: string }).error).toMatch(/^payloads: /);
+    expect((await post({ ...auth, 'x-namespace': 'elsewhere' }, { payloads: [] })).status).toBe(403);
+  });
+
+  test('the SDK, worker and activity logs go through pino as JSON lines without secrets', () => {
+    expect(logLines).toEqual(expect.arrayContaining([
+      expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^worker polling task queue deployed-/), service: 'research-pipelines' }),
+      expect.objectContaining({ level: 'info', sdkComponent: 'worker', taskQueue: config.temporal.taskQueue }),
+      // An activity's own log line, with the context the SDK adds.
+      expect.objectContaining({ level: 'info', sdkComponent: 'activity', activityType: 'createResearchTask', msg: 'Research task created', workflowId }),
+    ]));
+    const text = JSON.stringify(logLines);
+    expect(text).not.toContain(emulator.defaultApiKey);
+    for (const key of config.codec!.keys.values()) expect(text).not.toContain(key.toString('base64'));
+  });
+
+  test('the Prometheus endpoint carries the project metrics with their labels beside the SDK ones', async () => {
+    let metrics = '';
+    await eventually('the task metrics', async () => /research_tasks_total\{[^}]*status="completed"/.test(metrics = await scrape(config.metricsBindAddress!)));
+    expect(metrics).toMatch(/research_tasks_total\{[^}]*mode="fast"[^}]*\} 1/);
+    expect(metrics).toMatch(/research_task_cost_usd_sum\{[^}]*mode="fast"[^}]*\} 0\.1/);
+    expect(metrics).toMatch(/research_service_errors_total\{[^}]*activityType="getResearchTask"[^}]*failure_type="ResearchServiceUnavailable"[^}]*status="50[023]"[^}]*\} [1-9]/);
+    // The SDK's own metrics share the endpoint.
+    expect(metrics).toContain('temporal_workflow_completed');
+  });
+});
