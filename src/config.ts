@@ -15,6 +15,8 @@ export interface Config {
   webhookSecretDir: string;
   /** Public base URL of the intake; webhooks are requested only when set. */
   intakePublicUrl?: string;
+  /** Key of the webhook URLs' route tokens (INTAKE_KEY); set whenever `intakePublicUrl` is. Not enumerable: never logged. */
+  readonly intakeKey?: string;
 }
 
 /** One bad environment variable and the rule it breaks. */
@@ -36,6 +38,9 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (va
 const text = (fallback: string) => optional(z.string().trim().min(1)).transform((value) => value ?? fallback);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' });
 
+/** The intake key: random text of at least 32 characters (e.g. `openssl rand -hex 32`). */
+export const intakeKey = z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)');
+
 const environment = z.object({
   TEMPORAL_ADDRESS: text('localhost:7233').pipe(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')),
   TEMPORAL_NAMESPACE: text('default'),
@@ -46,11 +51,15 @@ const environment = z.object({
     .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)'))),
   ARTIFACT_DIR: text('./.artifacts'),
   WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+  INTAKE_KEY: optional(intakeKey),
   INTAKE_PUBLIC_URL: optional(z.string().superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })),
 }).superRefine((env, ctx) => {
+  if (env.INTAKE_PUBLIC_URL && !env.INTAKE_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['INTAKE_KEY'], message: 'is required when INTAKE_PUBLIC_URL is set (the same key as the intake\'s; webhook URLs carry tokens made with it)' });
+  }
   if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
     ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
   }
@@ -74,13 +83,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const research: ResearchServiceConfig = vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
     ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
     : { kind: 'emulator', ...timeout };
-  return {
+  const config: Config = {
     temporal: { address: vars.TEMPORAL_ADDRESS, addressSet: Boolean(env.TEMPORAL_ADDRESS?.trim()), namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
     artifactDir: vars.ARTIFACT_DIR,
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
     ...(vars.INTAKE_PUBLIC_URL ? { intakePublicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
   };
+  return vars.INTAKE_KEY ? Object.defineProperty(config, 'intakeKey', { value: vars.INTAKE_KEY, enumerable: false }) : config;
 }
 
 /** Attaches the key as a non-enumerable property, so logging or serialising the config never shows it. */

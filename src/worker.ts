@@ -44,7 +44,7 @@ export function createWorkerOptions(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath,
-    activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, ...deps }),
+    activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, intakeKey: config.intakeKey, ...deps }),
     // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
     // so an in-flight create or download ends with a known outcome instead of being cut off.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,

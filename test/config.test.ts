@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config';
 
 const KEY = 'rk_live_do_not_print_me_42';
+const INTAKE_KEY = 'ik_0123456789abcdef0123456789abcdef_never_logged';
 const service = { RESEARCH_API_BASE_URL: 'https://api.research.example/v1', RESEARCH_API_KEY: KEY };
 
 function configError(env: Record<string, string>): ConfigError {
@@ -33,6 +34,7 @@ describe('loadConfig', () => {
       ARTIFACT_DIR: '/data/artifacts',
       WEBHOOK_SECRET_DIR: '/data/secrets',
       INTAKE_PUBLIC_URL: 'https://intake.example.com/',
+      INTAKE_KEY: INTAKE_KEY,
       RESEARCH_API_TIMEOUT_MS: '90000',
     });
     expect(config).toEqual({
@@ -43,6 +45,8 @@ describe('loadConfig', () => {
       intakePublicUrl: 'https://intake.example.com',
     });
     expect(config.research.kind === 'service' && config.research.apiKey).toBe(KEY);
+    expect(config.intakeKey).toBe(INTAKE_KEY);
+    expect(JSON.stringify(config)).not.toContain(INTAKE_KEY);
   });
 
   test('the API key never shows when the config is logged or serialised', () => {
@@ -63,7 +67,9 @@ describe('loadConfig', () => {
     [{ RESEARCH_API_TIMEOUT_MS: 'soon' }, 'RESEARCH_API_TIMEOUT_MS', 'must be a whole number of milliseconds'],
     [{ RESEARCH_API_TIMEOUT_MS: '0' }, 'RESEARCH_API_TIMEOUT_MS', 'must be at least 1'],
     [{ TEMPORAL_ADDRESS: 'http://localhost:7233' }, 'TEMPORAL_ADDRESS', 'must be host:port'],
-    [{ INTAKE_PUBLIC_URL: 'http://intake.example.com' }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],
+    [{ INTAKE_PUBLIC_URL: 'http://intake.example.com', INTAKE_KEY }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],
+    [{ INTAKE_PUBLIC_URL: 'https://intake.example.com' }, 'INTAKE_KEY', 'is required when INTAKE_PUBLIC_URL is set'],
+    [{ INTAKE_PUBLIC_URL: 'https://intake.example.com', INTAKE_KEY: 'short' }, 'INTAKE_KEY', 'must be at least 32 characters'],
     [{ TEMPORAL_TASK_QUEUE: '   ' }, 'TEMPORAL_TASK_QUEUE', ''],
   ])('%j is refused, naming %s and the rule', (env, variable, rule) => {
     const error = configError(env);
@@ -78,6 +84,6 @@ describe('loadConfig', () => {
   });
 
   test('plain HTTP to a loopback intake is accepted for local development', () => {
-    expect(loadConfig({ INTAKE_PUBLIC_URL: 'http://127.0.0.1:8080' }).intakePublicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ INTAKE_PUBLIC_URL: 'http://127.0.0.1:8080', INTAKE_KEY }).intakePublicUrl).toBe('http://127.0.0.1:8080');
   });
 });
