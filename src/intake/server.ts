@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WebhookSecretStore } from '../activities/secrets';
 import { errorBody, installErrorHandler } from './errors';
@@ -76,7 +76,7 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
 
   // JSON is parsed by fastify's own (prototype-poisoning safe) parser; the bytes are kept for signatures.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     request.rawBody = body as Buffer;
     parseJson(request, (body as Buffer).toString('utf8'), done);
@@ -89,6 +89,8 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
     transform: jsonSchemaTransform,
+    // Emits the schemas named with .meta({ id }) as components, which the routes refer to.
+    transformObject: jsonSchemaTransformObject,
   });
 
   const temporalTimeoutMs = options.temporalTimeoutMs ?? 5_000;
