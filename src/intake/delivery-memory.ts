@@ -1,5 +1,5 @@
 /**
- * Signatures of deliveries already passed to a workflow, kept for as long as their timestamp is within
+ * Signatures (with the workflow they went to) of deliveries already passed to a workflow, kept for as long as their timestamp is within
  * tolerance (after that the signature check refuses them anyway), so a replay or a duplicate delivery
  * inside that window is answered without signalling the workflow again. Bounded: the oldest go first.
  */

@@ -90,7 +90,9 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     const at = now();
     const verdict = verifyWebhookSignature({ secret, signature, timestamp, body: request.rawBody ?? '', toleranceSeconds: options.toleranceSeconds, now: at });
     if (!verdict.ok) reject(verdict.reason);
-    if (memory.has(signature!, at)) {
+    // Keyed by workflow too: only a repeat to the same workflow is a duplicate.
+    const seen = `${workflowId}\n${signature!}`;
+    if (memory.has(seen, at)) {
       metrics.record({ ok: true, duplicate: true });
       return { delivered: false, workflowId };
     }
@@ -110,7 +112,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
       metrics.record({ ok: true, duplicate: true });
       return { delivered: false, workflowId };
     }
-    memory.add(signature!, Number(timestamp), at);
+    memory.add(seen, Number(timestamp), at);
     metrics.record({ ok: true });
     return { delivered: true, workflowId };
   });

@@ -7,7 +7,7 @@ import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type 
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { buildIntake, type Intake } from '../../src/intake';
-import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
+import { POLL_PROFILES, RECONCILE_DELAYS_MS, TYPICAL_MAX_DURATION_MS } from '../../src/workflows/polling';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import type { PollingOverrides } from '../../src/workflows/types';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
@@ -43,6 +43,7 @@ function scaledPolling(speed: number): PollingOverrides {
   return {
     initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs),
     maxDelayMs: scale(POLL_PROFILES.standard.maxDelayMs),
+    webhookFirstFallbackMs: scale(TYPICAL_MAX_DURATION_MS.standard),
     reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
   };
 }
