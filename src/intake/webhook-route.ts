@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WebhookSecretStore } from '../activities/secrets';
@@ -64,9 +65,10 @@ const rejectionText: Record<WebhookRejection, string> = {
 export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (app, options) => {
   const { client, secrets, intakeKey, metrics, now } = options;
   const memory = new DeliveryMemory(options.toleranceSeconds * 1000);
-  const reject = (reason: WebhookRejection, status = 401): never => {
+  // Answered here rather than thrown: a flood of forged deliveries should cost no stack traces.
+  const reject = (reply: FastifyReply, reason: WebhookRejection, status: 401 | 403 = 401) => {
     metrics.record({ ok: false, reason });
-    throw new IntakeError(status, `webhook rejected: ${rejectionText[reason]}`, `webhook_${reason}`);
+    return reply.code(status).send({ error: `webhook rejected: ${rejectionText[reason]}`, code: `webhook_${reason}` });
   };
 
   app.post('/webhooks/research/:workflowId/:token', {
@@ -78,18 +80,18 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
       body: webhookPayload,
       response: { 200: accepted, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 413: errorBody, 415: errorBody, 503: errorBody },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { workflowId, token } = request.params;
-    if (!webhookRouteTokenMatches(intakeKey, workflowId, token)) reject('route_token', 403);
+    if (!webhookRouteTokenMatches(intakeKey, workflowId, token)) return reject(reply, 'route_token', 403);
     const body = request.body;
     const id = body.deepresearch_id ?? body.batch_id!;
     const secret = await secrets.get(id);
-    if (!secret) reject('unknown_secret');
+    if (!secret) return reject(reply, 'unknown_secret');
     const signature = request.headers['x-webhook-signature'];
     const timestamp = request.headers['x-webhook-timestamp'];
     const at = now();
     const verdict = verifyWebhookSignature({ secret, signature, timestamp, body: request.rawBody ?? '', toleranceSeconds: options.toleranceSeconds, now: at });
-    if (!verdict.ok) reject(verdict.reason);
+    if (!verdict.ok) return reject(reply, verdict.reason);
     // Keyed by workflow too: only a repeat to the same workflow is a duplicate.
     const seen = `${workflowId}\n${signature!}`;
     if (memory.has(seen, at)) {
