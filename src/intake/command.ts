@@ -19,7 +19,8 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
  * and refuses bad requests while Temporal is down (`/readyz` answers 503 until it is back).
  */
 export async function runIntake(config: IntakeConfig, listen: ListenOptions): Promise<void> {
-  const connection = Connection.lazy({ address: config.temporal.address });
+  // A short connect timeout keeps /readyz and 503 answers quick while Temporal is away.
+  const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '2 seconds' });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const tls = config.tls ? { cert: await readFile(config.tls.certFile), key: await readFile(config.tls.keyFile) } : undefined;
   const { app } = await buildIntake({

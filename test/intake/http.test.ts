@@ -90,6 +90,8 @@ describe('intake HTTP routes while Temporal is down', () => {
       expect(metrics.body).toMatch(/intake_webhook_verifications_total\{outcome="rejected",reason="mismatch"\} 2/);
       expect(metrics.body).toMatch(/intake_webhook_verifications_total\{outcome="rejected",reason="stale_timestamp"\} 1/);
       expect(metrics.body).toMatch(/intake_webhook_verifications_total\{outcome="rejected",reason="route_token"\} 1/);
+      // The two schema violations on the webhook route (a malformed token, a body without an id).
+      expect(metrics.body).toMatch(/intake_webhook_verifications_total\{outcome="rejected",reason="bad_body"\} 2/);
     });
   });
 

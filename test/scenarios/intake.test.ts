@@ -7,7 +7,7 @@ import { signWebhook, webhookRouteToken } from '../../src/api';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflows/definitions';
 import { pipelineItemWorkflowId } from '../../src/workflows/ids';
 import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
-import type { ResearchTaskResult } from '../../src/workflows/types';
+import type { ResearchBatchResult, ResearchTaskResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
@@ -59,6 +59,17 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     expect(await handle.payloadsContain(token)).toBe(false);
     expect(await handle.payloadsContain(secret)).toBe(false);
     expect(await handle.payloadsContain(world.intakeKey)).toBe(false);
+  });
+
+  it('follows a service batch to completion on its webhook through the intake', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { webhooks: true });
+    const tasks = Array.from({ length: 3 }, (_, index) => ({ id: `t${index + 1}`, query: `Topic ${index + 1}` }));
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', { workflowId: `research-batch/intake/${randomUUID().slice(0, 8)}`, args: [{ batch: { mode: 'fast' }, tasks, polling: world.polling }] });
+    const result = await handle.result();
+    expect(result.counts).toMatchObject({ completed: 3 });
+    expect(world.intake).toMatchObject({ verified: 1, rejected: 0 });
+    expect(await handle.payloadsContain(webhookRouteToken(world.intakeKey, handle.workflowId))).toBe(false);
   });
 
   it('signals once for a duplicate delivery, answers 404 for an unknown workflow and 200 for a closed one', async () => {
