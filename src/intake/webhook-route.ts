@@ -26,6 +26,7 @@ const webhookPayload = z.looseObject({
   deepresearch_id: z.string().min(1).max(200).optional(),
   batch_id: z.string().min(1).max(200).optional(),
   status: z.string().min(1).max(100).optional(),
+  delivery_id: z.string().min(1).max(200).optional().describe('stable across the service\'s retries and duplicates of one delivery, when it sends one'),
 }).refine((body) => body.deepresearch_id !== undefined || body.batch_id !== undefined, { message: 'needs deepresearch_id (a task) or batch_id (a batch)', path: ['deepresearch_id'] })
   .meta({ id: 'ServiceWebhook', description: 'A completion webhook of the research service (task or batch)' });
 
@@ -92,8 +93,9 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     const at = now();
     const verdict = verifyWebhookSignature({ secret, signature, timestamp, body: request.rawBody ?? '', toleranceSeconds: options.toleranceSeconds, now: at });
     if (!verdict.ok) return reject(reply, verdict.reason);
-    // Keyed by workflow too: only a repeat to the same workflow is a duplicate.
-    const seen = `${workflowId}\n${signature!}`;
+    // A delivery id (signed, stable across retries) names a duplicate best; without one, the exact signature
+    // does. Keyed by workflow too: only a repeat to the same workflow is a duplicate.
+    const seen = `${workflowId}\n${body.delivery_id ? `id:${body.delivery_id}` : `sig:${signature!}`}`;
     if (memory.has(seen, at)) {
       metrics.record({ ok: true, duplicate: true });
       return { delivered: false, workflowId };

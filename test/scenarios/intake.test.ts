@@ -84,7 +84,11 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     const url = (workflowId: string) => `${world!.intakeUrl}/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(world!.intakeKey, workflowId)}`;
     expect(await post(url(handle.workflowId), body, signed.headers)).toEqual({ status: 200, body: { delivered: true, workflowId: handle.workflowId } });
     expect(await post(url(handle.workflowId), body, signed.headers)).toEqual({ status: 200, body: { delivered: false, workflowId: handle.workflowId } });
-    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).webhooks === 1, { description: 'the one signal' });
+    // The service's retry of the same delivery is signed afresh (a new timestamp): its delivery id still names it.
+    const withId = JSON.stringify({ event: 'task.running', deepresearch_id: deepresearchId, status: 'running', delivery_id: 'whd_1' });
+    expect((await post(url(handle.workflowId), withId, signWebhook({ secret, body: withId, timestamp: Math.floor(world.emulator.clock.now() / 1000) }).headers)).body).toMatchObject({ delivered: true });
+    expect((await post(url(handle.workflowId), withId, signWebhook({ secret, body: withId, timestamp: Math.floor(world.emulator.clock.now() / 1000) + 7 }).headers)).body).toMatchObject({ delivered: false });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).webhooks === 2, { description: 'one signal per delivery' });
     const unknown = await post(url('research-task/intake/none/x'), body, signed.headers);
     expect(unknown).toMatchObject({ status: 404, body: { code: 'workflow_not_found' } });
     await handle.cancel();
@@ -92,7 +96,7 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     // The service's own completion webhook for the cancelled task may still come: a closed workflow answers 2xx, not a retry loop.
     const late = signWebhook({ secret, body, timestamp: Math.floor(world.emulator.clock.now() / 1000) });
     expect(await post(url(handle.workflowId), body, late.headers)).toEqual({ status: 200, body: { delivered: false, workflowId: handle.workflowId } });
-    expect((await handle.query(researchTaskStateQuery)).webhooks).toBe(1);
+    expect((await handle.query(researchTaskStateQuery)).webhooks).toBe(2);
     const ready = await request(`${world.intakeUrl}/readyz`);
     expect(ready.statusCode).toBe(200);
     await ready.body.dump();
