@@ -41,6 +41,15 @@ function buildProgram(done: (code: number) => void): Command {
     await runWorker(loadConfig());
     done(EXIT.ok);
   });
+  program.command('intake').description('the HTTP intake: service webhooks, app-event triggers, checkpoint answers (see README)')
+    .option('--port <port>', 'port to listen on', '8788').option('--host <host>', 'address to bind (non-loopback wants TLS)', '127.0.0.1')
+    .action(async (options: { port: string; host: string }) => {
+      const port = Number(options.port);
+      if (!/^\d{1,5}$/.test(options.port) || port > 65535) throw new UsageError(`--port: "${options.port}" must be a port number from 0 to 65535`);
+      const { loadIntakeConfig, runIntake } = await import('./intake');
+      await runIntake(loadIntakeConfig(), { port, host: options.host });
+      done(EXIT.ok);
+    });
   program.command('dev').description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar').action(async () => {
     const { runDev } = await import('./dev');
     const config = loadConfig();

@@ -16,6 +16,8 @@ export interface Config {
   webhookSecretDir: string;
   /** Public base URL of the intake; webhooks are requested only when set. */
   intakePublicUrl?: string;
+  /** Key of the webhook URLs' route tokens (INTAKE_KEY); set whenever `intakePublicUrl` is. Not enumerable: never logged. */
+  readonly intakeKey?: string;
   /** Payload encryption keys (PAYLOAD_CODEC_KEYS); non-enumerable, so printing the config never shows them. */
   codec?: CodecKeyring;
   /** The codec endpoint for the Temporal UI (`rp codec-server`). */
@@ -63,6 +65,9 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (va
 const text = (fallback: string) => optional(z.string().trim().min(1)).transform((value) => value ?? fallback);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' });
 
+/** The intake key: random text of at least 32 characters (e.g. `openssl rand -hex 32`). */
+export const intakeKey = z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)');
+
 const environment = z.object({
   TEMPORAL_ADDRESS: text('localhost:7233').pipe(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')),
   TEMPORAL_NAMESPACE: text('default'),
@@ -73,6 +78,7 @@ const environment = z.object({
     .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)'))),
   ARTIFACT_DIR: text('./.artifacts'),
   WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+  INTAKE_KEY: optional(intakeKey),
   INTAKE_PUBLIC_URL: optional(z.string().superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -106,6 +112,9 @@ const environment = z.object({
       if (!(error instanceof CodecKeyConfigError)) throw error;
       ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
     }
+  }
+  if (env.INTAKE_PUBLIC_URL && !env.INTAKE_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['INTAKE_KEY'], message: 'is required when INTAKE_PUBLIC_URL is set (the same key as the intake\'s; webhook URLs carry tokens made with it)' });
   }
   if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
     ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
@@ -144,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(vars.METRICS_BIND_ADDRESS ? { metricsBindAddress: vars.METRICS_BIND_ADDRESS } : {}),
     log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
   };
+  hidden(config, 'intakeKey', vars.INTAKE_KEY);
   return vars.PAYLOAD_CODEC_KEYS ? hidden(config, 'codec', parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID)) : config;
 }
 

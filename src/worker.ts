@@ -58,11 +58,11 @@ export function createWorkerOptions(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath,
-    activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, ...deps }),
     // With PAYLOAD_CODEC_KEYS set, every payload this worker writes to history is encrypted.
     dataConverter: dataConverterFromConfig(config),
     // Project metrics on the SDK's meter, exported with the SDK's own on METRICS_BIND_ADDRESS.
     interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES, activity: [serviceErrorMetrics] },
+    activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, intakeKey: config.intakeKey, ...deps }),
     // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
     // so an in-flight create or download ends with a known outcome instead of being cut off.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,

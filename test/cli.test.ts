@@ -45,6 +45,18 @@ describe('rp', () => {
     }
   });
 
+  it('refuses a bad intake port as bad usage, and an intake without INTAKE_KEY naming the variable', async () => {
+    await expect(main(['intake', '--port', 'abc'])).resolves.toBe(2);
+    expect(errors()).toContain('rp: --port: "abc" must be a port number from 0 to 65535');
+    const saved = process.env.INTAKE_KEY;
+    delete process.env.INTAKE_KEY;
+    try {
+      await expect(main(['intake', '--port', '0'])).rejects.toThrow(/INTAKE_KEY: is required/);
+    } finally {
+      if (saved !== undefined) process.env.INTAKE_KEY = saved;
+    }
+  });
+
   it('refuses a bad worker environment before connecting to anything, naming the variable', async () => {
     const saved = process.env.TEMPORAL_ADDRESS;
     process.env.TEMPORAL_ADDRESS = 'not an address';

@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config';
 
 const KEY = 'rk_live_do_not_print_me_42';
+const INTAKE_KEY = 'ik_0123456789abcdef0123456789abcdef_never_logged';
 const service = { RESEARCH_API_BASE_URL: 'https://api.research.example/v1', RESEARCH_API_KEY: KEY };
 
 function configError(env: Record<string, string>): ConfigError {
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
       ARTIFACT_DIR: '/data/artifacts',
       WEBHOOK_SECRET_DIR: '/data/secrets',
       INTAKE_PUBLIC_URL: 'https://intake.example.com/',
+      INTAKE_KEY: INTAKE_KEY,
       RESEARCH_API_TIMEOUT_MS: '90000',
       CODEC_CORS_ORIGINS: 'https://temporal-ui.example.com, http://localhost:8080',
       CODEC_SERVER_TOKEN: 'codec-token-0123456789abcdef',
@@ -54,6 +56,8 @@ describe('loadConfig', () => {
     });
     expect(config.research.kind === 'service' && config.research.apiKey).toBe(KEY);
     expect(config.codecServer.token).toBe('codec-token-0123456789abcdef');
+    expect(config.intakeKey).toBe(INTAKE_KEY);
+    expect(JSON.stringify(config)).not.toContain(INTAKE_KEY);
   });
 
   test('Temporal Cloud: an API key turns TLS on and stays hidden; mTLS needs both files', () => {
@@ -84,12 +88,14 @@ describe('loadConfig', () => {
     [{ RESEARCH_API_TIMEOUT_MS: 'soon' }, 'RESEARCH_API_TIMEOUT_MS', 'must be a whole number of milliseconds'],
     [{ RESEARCH_API_TIMEOUT_MS: '0' }, 'RESEARCH_API_TIMEOUT_MS', 'must be at least 1'],
     [{ TEMPORAL_ADDRESS: 'http://localhost:7233' }, 'TEMPORAL_ADDRESS', 'must be host:port'],
-    [{ INTAKE_PUBLIC_URL: 'http://intake.example.com' }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of trace, debug, info, warn, error'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', 'must be json or pretty'],
     [{ METRICS_BIND_ADDRESS: '9464' }, 'METRICS_BIND_ADDRESS', 'must be host:port'],
     [{ CODEC_SERVER_TOKEN: 'short' }, 'CODEC_SERVER_TOKEN', 'must be at least 16 characters'],
     [{ CODEC_CORS_ORIGINS: 'http://ui.example.com/path' }, 'CODEC_CORS_ORIGINS', 'must be comma-separated origins'],
+    [{ INTAKE_PUBLIC_URL: 'http://intake.example.com', INTAKE_KEY }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],
+    [{ INTAKE_PUBLIC_URL: 'https://intake.example.com' }, 'INTAKE_KEY', 'is required when INTAKE_PUBLIC_URL is set'],
+    [{ INTAKE_PUBLIC_URL: 'https://intake.example.com', INTAKE_KEY: 'short' }, 'INTAKE_KEY', 'must be at least 32 characters'],
     [{ TEMPORAL_TASK_QUEUE: '   ' }, 'TEMPORAL_TASK_QUEUE', ''],
   ])('%j is refused, naming %s and the rule', (env, variable, rule) => {
     const error = configError(env);
@@ -104,6 +110,6 @@ describe('loadConfig', () => {
   });
 
   test('plain HTTP to a loopback intake is accepted for local development', () => {
-    expect(loadConfig({ INTAKE_PUBLIC_URL: 'http://127.0.0.1:8080' }).intakePublicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ INTAKE_PUBLIC_URL: 'http://127.0.0.1:8080', INTAKE_KEY }).intakePublicUrl).toBe('http://127.0.0.1:8080');
   });
 });

@@ -54,7 +54,7 @@ export function batchActivities(deps: ActivityDeps) {
       const existing = batches.find((batch) => batch.metadata?.[REQUEST_KEY_FIELD] === requestKey);
       if (existing) return { batchId: existing.batch_id, status: existing.status, webhookConfigured: (await secrets.get(existing.batch_id)) !== undefined, adopted: true };
     }
-    const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl);
+    const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl, deps.intakeKey);
     const body: CreateBatchRequest = {
       ...request,
       metadata: { ...request.metadata, [REQUEST_KEY_FIELD]: requestKey },

@@ -1,5 +1,5 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
-import type { CallOptions } from '../api';
+import { webhookRouteToken, type CallOptions } from '../api';
 
 /** The running activity's context, or undefined outside an activity (plain unit calls). */
 export function activityContext(): Context | undefined {
@@ -66,11 +66,15 @@ export function lastHeartbeatDetails(): unknown {
 }
 
 /**
- * The intake URL the service should call for the running workflow, or undefined when no public intake is
- * configured (the workflow then relies on polling).
+ * The intake URL the service should call for the running workflow,
+ * `<base>/webhooks/research/<workflow id>/<route token>`, or undefined when no public intake is configured
+ * (the workflow then relies on polling). The token (see `webhookRouteToken`) is made here, in the
+ * activity, from the intake key: the URL goes to the service only and never into workflow history (the
+ * create activities take the request without it and return no URL).
  */
-export function webhookUrlFor(webhookBaseUrl: string | undefined): string | undefined {
+export function webhookUrlFor(webhookBaseUrl: string | undefined, intakeKey: string | undefined): string | undefined {
   const workflowId = activityContext()?.info.workflowExecution?.workflowId;
   if (!webhookBaseUrl || !workflowId) return undefined;
-  return `${webhookBaseUrl.replace(/\/+$/, '')}/webhooks/research/${encodeURIComponent(workflowId)}`;
+  if (!intakeKey) throw new Error('an intake key is required to build webhook URLs (set INTAKE_KEY with INTAKE_PUBLIC_URL)');
+  return `${webhookBaseUrl.replace(/\/+$/, '')}/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(intakeKey, workflowId)}`;
 }

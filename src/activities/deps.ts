@@ -9,9 +9,11 @@ export interface ActivityDeps {
   secrets: WebhookSecretStore;
   /**
    * Public base URL of the intake; when set, tasks and batches get
-   * `webhook_url = <base>/webhooks/research/<workflow id>`. Unset means the workflow relies on polling.
+   * `webhook_url = <base>/webhooks/research/<workflow id>/<route token>`. Unset means the workflow relies on polling.
    */
   webhookBaseUrl?: string;
+  /** The intake key the route tokens of webhook URLs are made with; required with `webhookBaseUrl`. Never logged. */
+  intakeKey?: string;
   /** The clock, for tests (milliseconds since the epoch). */
   now?: () => number;
 }

@@ -61,7 +61,7 @@ export function taskActivities(deps: ActivityDeps) {
       });
       if (existing) return existing;
     }
-    const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl);
+    const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl, deps.intakeKey);
     const body: CreateTaskRequest = {
       ...request,
       metadata: { ...request.metadata, [REQUEST_KEY_FIELD]: requestKey },

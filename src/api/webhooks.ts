@@ -109,3 +109,19 @@ function single(value: WebhookHeaderValue): string | undefined {
   if (value.length === 0) return '';
   return value.length === 1 ? value[0] : undefined;
 }
+
+/**
+ * The per-workflow token of an intake webhook URL: base64url HMAC-SHA256(intake key, workflow id). Only
+ * holders of the intake key (the worker that builds the URL, the intake that checks it) can make one, so
+ * a delivery can only reach the workflow its URL names.
+ */
+export function webhookRouteToken(intakeKey: string, workflowId: string): string {
+  return createHmac('sha256', intakeKey).update(workflowId).digest('base64url');
+}
+
+/** Whether `token` is the route token of `workflowId`, compared in constant time. */
+export function webhookRouteTokenMatches(intakeKey: string, workflowId: string, token: string): boolean {
+  const expected = createHmac('sha256', intakeKey).update(workflowId).digest();
+  const provided = Buffer.from(token, 'base64url');
+  return provided.length === expected.length && timingSafeEqual(provided, expected);
+}

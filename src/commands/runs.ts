@@ -1,9 +1,10 @@
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
+import { answerItemCheckpoint, cancelRun, runProgress } from '../runs/control';
 import { RunKeyError, startPipeline } from '../runs/start';
 import {
-  pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, respondToCheckpointUpdate, resumePipelineSignal, resumeSignal,
+  pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
 import { pipelineItemWorkflowId } from '../workflows/ids';
 import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
@@ -165,31 +166,18 @@ export async function statusCommand(ref: string, options: RunRefOptions, io: Com
       return 0;
     }
     const run = parseRunRef(ref);
-    const state = await client.workflow.getHandle(run.workflowId).query(pipelineRunStateQuery);
-    const waiting = await checkpointWaits(client, run.pipeline, run.runKey);
-    io.stdout(options.json ? json({ ...state, waitingOnCheckpoint: waiting }) : `${statusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`);
+    const state = await runProgress(client, run.pipeline, run.runKey);
+    const waiting = state.waitingOnCheckpoint;
+    io.stdout(options.json ? json(state) : `${statusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`);
     return 0;
   });
-}
-
-/** Items of a run whose research task waits at a checkpoint, from visibility (undefined where the server cannot tell). */
-async function checkpointWaits(client: Client, pipeline: string, runKey: string): Promise<string[] | undefined> {
-  const prefix = pipelineItemWorkflowId(pipeline, runKey, '');
-  try {
-    const keys: string[] = [];
-    const query = `WorkflowType = 'researchTaskWorkflow' AND ExecutionStatus = 'Running' AND ResearchPipeline = '${pipeline.replace(/'/g, '')}' AND ResearchStatus IN ('awaiting_input', 'paused')`;
-    for await (const execution of client.workflow.list({ query })) if (execution.workflowId.startsWith(prefix)) keys.push(execution.workflowId.slice(prefix.length));
-    return keys;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `rp cancel <run> [--item key]`: cancels the run (children stop, what finished is kept and written out) or one item's task. */
 export async function cancelCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
   return withTemporal(open, async (client) => {
-    const id = options.item ? itemId(ref, options.item) : parseRunRef(ref).workflowId;
-    await client.workflow.getHandle(id).cancel();
+    const run = parseRunRef(ref);
+    const id = await cancelRun(client, run.pipeline, run.runKey, options.item);
     io.stdout(options.json ? json({ cancelled: id }) : `cancel requested: ${id}\n`);
     return 0;
   });
@@ -222,7 +210,8 @@ export async function respondCommand(ref: string, options: RunRefOptions & { int
   }
   return withTemporal(open, async (client) => {
     try {
-      const answer = await client.workflow.getHandle(itemId(ref, options.item!)).executeUpdate(respondToCheckpointUpdate, { args: [{ interactionId: options.interaction!, response: response as never }] });
+      const run = parseRunRef(ref);
+      const answer = await answerItemCheckpoint(client, run.pipeline, run.runKey, options.item!, { interactionId: options.interaction!, response: response as never });
       io.stdout(options.json ? json(answer) : `answer accepted for interaction ${answer.interactionId}\n`);
       return 0;
     } catch (error) {

@@ -22,6 +22,18 @@ export const AWAITING_INPUT_POLL_DELAY_MS = 5 * 60_000;
 /** With a completion webhook, polling is only a fallback for lost webhooks: this much slower. */
 export const WEBHOOK_FALLBACK_FACTOR = 4;
 
+/**
+ * How long a task of each mode typically takes at most (fast 2-5 min, standard 10-20, heavy up to 90):
+ * with a completion webhook and no checkpoint ahead, the first fallback poll waits until then, since
+ * the webhook will say sooner when the task ends; a task that finishes on time costs no poll in between.
+ */
+export const TYPICAL_MAX_DURATION_MS: Readonly<Record<ResearchMode, number>> = {
+  fast: 5 * 60_000,
+  standard: 20 * 60_000,
+  heavy: 90 * 60_000,
+  max: 180 * 60_000,
+};
+
 /** What the next poll delay depends on. */
 export interface PollDelayInput {
   mode: ResearchMode;
@@ -37,7 +49,8 @@ export interface PollDelayInput {
 
 /**
  * Delay before the next status poll: short at first, growing with elapsed time (a tenth of it), capped
- * per mode; slower when a webhook will announce completion and no checkpoint can come; rare while a
+ * per mode; with a webhook that will announce completion and no checkpoint to come, a first fallback poll at the
+ * mode's typical end (`TYPICAL_MAX_DURATION_MS`), then slower polls; rare while a
  * checkpoint waits for a person, rarer once it is paused.
  */
 export function nextPollDelayMs(input: PollDelayInput): number {
@@ -47,7 +60,11 @@ export function nextPollDelayMs(input: PollDelayInput): number {
   if (input.status === 'paused') return Math.min(PAUSED_POLL_DELAY_MS, max * 10);
   if (input.status === 'awaiting_input') return Math.min(AWAITING_INPUT_POLL_DELAY_MS, max * 5);
   const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
-  if (input.webhookConfigured && !input.checkpointsAhead) return Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
+  if (input.webhookConfigured && !input.checkpointsAhead) {
+    const fallback = Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
+    const expectedEnd = input.overrides?.webhookFirstFallbackMs ?? TYPICAL_MAX_DURATION_MS[input.mode];
+    return Math.max(fallback, expectedEnd - input.elapsedMs);
+  }
   return adaptive;
 }
 

@@ -1,6 +1,7 @@
 import { bySize } from '../../src/activities/batches';
 import { FailureType } from '../../src/workflows/failures';
-import { INTAKE, WORKFLOW_ID, jsonOf, useTestbed, type Setup } from './helpers';
+import { webhookRouteToken } from '../../src/api';
+import { INTAKE, INTAKE_KEY, WORKFLOW_ID, jsonOf, useTestbed, type Setup } from './helpers';
 
 const BATCHES = { path: '/v1/deepresearch/batches', method: 'GET' } as const;
 const CREATE = { path: '/v1/deepresearch/batches', method: 'POST' } as const;
@@ -32,7 +33,7 @@ describe('createResearchBatch', () => {
       return batch({ webhook_secret: SECRET });
     });
     const created = await t.env().call(t.activities.createResearchBatch, input);
-    expect(sent).toMatchObject({ metadata: { owner: 'ops', rp_request_key: 'batch-run-1' }, webhook_url: `${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}` });
+    expect(sent).toMatchObject({ metadata: { owner: 'ops', rp_request_key: 'batch-run-1' }, webhook_url: `${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}/${webhookRouteToken(INTAKE_KEY, WORKFLOW_ID)}` });
     expect(created).toEqual({ batchId: 'batch_1', status: 'open', webhookConfigured: true, adopted: false });
     expect(JSON.stringify(created)).not.toContain(SECRET);
     expect(await t.secrets.get('batch_1')).toBe(SECRET);

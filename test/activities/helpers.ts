@@ -13,6 +13,7 @@ export const ORIGIN = 'https://research.test';
 export const API_KEY = 'rk_test_5ecret_key_value_0123';
 export const INTAKE = 'https://intake.example.com';
 export const WORKFLOW_ID = 'research/run-1/item 7';
+export const INTAKE_KEY = 'ik_activities_test_0123456789abcdef01234567';
 
 /** A mock activity environment whose `call` keeps the activity's input and output types. */
 export class ActivityTestEnvironment extends MockActivityEnvironment {
@@ -49,7 +50,7 @@ export async function setup(): Promise<Setup> {
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-activities-'));
   const store = new LocalArtifactStore(dir);
   const secrets = new InMemoryWebhookSecretStore();
-  const activities = createActivities({ api, store, secrets, webhookBaseUrl: INTAKE });
+  const activities = createActivities({ api, store, secrets, webhookBaseUrl: INTAKE, intakeKey: INTAKE_KEY });
   return {
     agent,
     service: agent.get(ORIGIN),

@@ -1,6 +1,7 @@
 import { CancelledFailure } from '@temporalio/common';
 import { FailureType } from '../../src/workflows/failures';
-import { API_KEY, INTAKE, WORKFLOW_ID, createdTask, jsonOf, networkError, useTestbed, taskBody, type Setup } from './helpers';
+import { webhookRouteToken } from '../../src/api';
+import { API_KEY, INTAKE, INTAKE_KEY, WORKFLOW_ID, createdTask, jsonOf, networkError, useTestbed, taskBody, type Setup } from './helpers';
 
 const CREATE = { path: '/v1/deepresearch/tasks', method: 'POST' } as const;
 const LIST = { path: '/v1/deepresearch/list?limit=100', method: 'GET' } as const;
@@ -25,7 +26,7 @@ describe('createResearchTask', () => {
     });
     const created = await t.env().call(t.activities.createResearchTask, input);
     expect(sent.metadata).toEqual({ team: 'ops', rp_request_key: 'run-1:item-7' });
-    expect(sent.webhook_url).toBe(`${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}`);
+    expect(sent.webhook_url).toBe(`${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}/${webhookRouteToken(INTAKE_KEY, WORKFLOW_ID)}`);
     expect(created).toEqual({ deepresearchId: 'dr_1', status: 'running', mode: 'standard', createdAt: '2025-01-01T00:00:00Z', webhookConfigured: true, adopted: false });
   });
 

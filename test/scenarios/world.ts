@@ -1,21 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResearchClient, verifyWebhookSignature } from '../../src/api';
+import { ResearchClient } from '../../src/api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from '../../src/activities';
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import { webhookReceivedSignal } from '../../src/workflows/definitions';
-import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
+import { buildIntake, type Intake } from '../../src/intake';
+import { POLL_PROFILES, RECONCILE_DELAYS_MS, TYPICAL_MAX_DURATION_MS } from '../../src/workflows/polling';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import type { PollingOverrides } from '../../src/workflows/types';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
 
 type Activities = ReturnType<typeof createActivities>;
 
-/** Everything one research scenario runs against: an emulator on the environment's clock, a store, and a stand-in intake. */
+/** Everything one research scenario runs against: an emulator on the environment's clock, a store, and the intake. */
 export interface ResearchWorld {
   emulator: RunningEmulator;
   api: ResearchClient;
@@ -25,12 +24,14 @@ export interface ResearchWorld {
   polling: PollingOverrides;
   /** Lets `ms` of emulator time pass. */
   pass(ms: number): Promise<void>;
-  /** Base URL of the stand-in intake, when the world was made with webhooks. */
+  /** Base URL of the intake (`rp intake`'s server, on loopback), when the world was made with webhooks. */
   intakeUrl?: string;
-  /** Workflows the intake signals, by workflow id (register a handle to route webhooks to it). */
+  /** The intake key the worker's webhook URLs and the intake share. */
+  intakeKey: string;
+  /** Kept for older scenarios: the real intake finds workflows by the id in the webhook URL, so nothing needs routing. */
   route(handle: ScenarioHandle<unknown>): void;
-  /** Webhooks the intake verified and rejected. */
-  intake: { verified: number; rejected: number };
+  /** Webhooks the intake verified (signalled), took as duplicates, and rejected. */
+  readonly intake: { verified: number; rejected: number; duplicates: number };
   close(): Promise<void>;
 }
 
@@ -42,6 +43,7 @@ function scaledPolling(speed: number): PollingOverrides {
   return {
     initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs),
     maxDelayMs: scale(POLL_PROFILES.standard.maxDelayMs),
+    webhookFirstFallbackMs: scale(TYPICAL_MAX_DURATION_MS.standard),
     reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
   };
 }
@@ -73,7 +75,7 @@ export const researchSetup: ScenarioSetup = {
 /** Options of `makeWorld`. */
 export interface WorldOptions {
   emulator?: Omit<EmulatorOptions, 'clock' | 'speed'>;
-  /** Start a stand-in intake and request completion webhooks through it. */
+  /** Start the intake on loopback and request completion webhooks through it. */
   webhooks?: boolean;
 }
 
@@ -87,49 +89,31 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
   const store = new LocalArtifactStore(dir);
   const secrets = new InMemoryWebhookSecretStore();
-  const handles = new Map<string, ScenarioHandle<unknown>>();
-  const intake = { verified: 0, rejected: 0 };
-  let server: Server | undefined;
+  const intakeKey = randomBytes(32).toString('hex');
+  let intake: Intake | undefined;
   let intakeUrl: string | undefined;
   if (options.webhooks) {
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        void (async () => {
-          const raw = Buffer.concat(chunks);
-          const body = JSON.parse(raw.toString('utf8')) as { deepresearch_id?: string; batch_id?: string; status?: string };
-          const workflowId = decodeURIComponent(request.url?.split('/').pop() ?? '');
-          const secret = await secrets.get(body.deepresearch_id ?? body.batch_id ?? '');
-          const verdict = secret
-            ? verifyWebhookSignature({ secret, signature: request.headers['x-webhook-signature'], timestamp: request.headers['x-webhook-timestamp'], body: raw, now: emulator.clock.now() })
-            : { ok: false };
-          const handle = handles.get(workflowId);
-          if (!verdict.ok || !handle) {
-            intake.rejected++;
-            response.writeHead(401).end();
-            return;
-          }
-          intake.verified++;
-          await handle.signal(webhookReceivedSignal, { deepresearchId: body.deepresearch_id, batchId: body.batch_id, status: body.status });
-          response.writeHead(204).end();
-        })();
-      });
+    // The real intake; webhook timestamps are checked against the emulator's (fast) clock.
+    intake = await buildIntake({
+      client: env.client, secrets, intakeKey, tokens: [], pipelinesDir: path.resolve(__dirname, '../../pipelines'),
+      taskQueue: env.taskQueue, namespace: env.client.options.namespace, now: () => emulator.clock.now(), logger: false,
     });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    intakeUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
   }
-  const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl } : {}) };
+  const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl, intakeKey } : {}) };
   current = createActivities(deps);
   return {
-    emulator, api, store, secrets, intakeUrl, intake,
+    emulator, api, store, secrets, intakeUrl, intakeKey,
+    get intake() {
+      const counts = intake?.metrics.counts();
+      return { verified: counts?.verified ?? 0, rejected: counts?.rejected ?? 0, duplicates: counts?.duplicates ?? 0 };
+    },
     polling: scaledPolling(env.speed),
     pass: (ms) => env.sleep(ms),
-    route: (handle) => void handles.set(handle.workflowId, handle),
+    route: () => undefined,
     close: async () => {
       current = undefined;
-      server?.closeAllConnections();
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      await intake?.app.close();
       await api.close();
       await emulator.close();
       await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
+import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, TYPICAL_MAX_DURATION_MS, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
 
 const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: false };
 
@@ -32,8 +32,17 @@ describe('nextPollDelayMs', () => {
   });
 
   it('polls only as a fallback when a webhook will announce completion and no checkpoint can come', () => {
-    const withoutWebhook = nextPollDelayMs({ ...base, elapsedMs: 60_000 });
-    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true })).toBe(withoutWebhook * WEBHOOK_FALLBACK_FACTOR);
+    // Before the mode's typical end the webhook will come first: the next poll waits until then.
+    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true })).toBe(TYPICAL_MAX_DURATION_MS.standard - 60_000);
+    // After it (the webhook may be lost), slower than without a webhook.
+    const late = 30 * 60_000;
+    expect(nextPollDelayMs({ ...base, elapsedMs: late, webhookConfigured: true })).toBe(nextPollDelayMs({ ...base, elapsedMs: late }) * WEBHOOK_FALLBACK_FACTOR);
+  });
+
+  it('makes a fast task with a webhook cost two status polls when it ends on time', () => {
+    // Polls: one right after the create; the next would be at 5 minutes; the webhook at 3 minutes wakes the second.
+    expect(nextPollDelayMs({ ...base, mode: 'fast', elapsedMs: 1_000, webhookConfigured: true })).toBe(TYPICAL_MAX_DURATION_MS.fast - 1_000);
+    expect(nextPollDelayMs({ ...base, mode: 'fast', elapsedMs: 1_000, webhookConfigured: true, overrides: { webhookFirstFallbackMs: 10_000 } })).toBe(WEBHOOK_FALLBACK_FACTOR * POLL_PROFILES.fast.initialDelayMs);
   });
 
   it('keeps polling at the normal pace with a webhook while checkpoints are ahead (they send no webhook)', () => {

@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import { Client, Connection } from '@temporalio/client';
+import { FileWebhookSecretStore } from '../activities/secrets';
+import type { IntakeConfig } from './config';
+import { buildIntake } from './server';
+
+/** Where `rp intake` listens. */
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** Stops the intake when aborted (as SIGINT and SIGTERM do). */
+  signal?: AbortSignal;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/**
+ * Runs the intake until SIGINT, SIGTERM or `signal`. Temporal is connected lazily, so the intake starts
+ * and refuses bad requests while Temporal is down (`/readyz` answers 503 until it is back).
+ */
+export async function runIntake(config: IntakeConfig, listen: ListenOptions): Promise<void> {
+  // A short connect timeout keeps /readyz and 503 answers quick while Temporal is away.
+  const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '2 seconds' });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const tls = config.tls ? { cert: await readFile(config.tls.certFile), key: await readFile(config.tls.keyFile) } : undefined;
+  const { app } = await buildIntake({
+    client, secrets: new FileWebhookSecretStore(config.webhookSecretDir), intakeKey: config.intakeKey, tokens: config.tokens,
+    pipelinesDir: config.pipelinesDir, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
+    bodyLimitBytes: config.bodyLimitBytes, webhookToleranceSeconds: config.webhookToleranceSeconds,
+    ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}), ...(tls ? { tls } : {}),
+  });
+  if (!tls && !LOOPBACK.test(listen.host)) {
+    app.log.warn(`listening on ${listen.host} without TLS: plain HTTP is for loopback development; give INTAKE_TLS_CERT and INTAKE_TLS_KEY or put a TLS proxy in front`);
+  }
+  if (config.tokens.length === 0) app.log.warn('INTAKE_TOKENS is not set: the app-event routes refuse every request');
+  const stop = () => void app.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  listen.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await app.listen({ port: listen.port, host: listen.host });
+    await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await connection.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { ConfigError, intakeKey } from '../config';
+
+/** The intake's configuration, read from environment variables by `loadIntakeConfig`. */
+export interface IntakeConfig {
+  temporal: { address: string; namespace: string; taskQueue: string };
+  /** Key of the webhook URLs' route tokens (the worker's INTAKE_KEY). Not enumerable: never logged. */
+  readonly intakeKey: string;
+  /** Bearer tokens accepted on the app-event routes. Not enumerable: never logged. */
+  readonly tokens: readonly string[];
+  webhookSecretDir: string;
+  pipelinesDir: string;
+  bodyLimitBytes: number;
+  /** Accepted clock difference of a webhook's timestamp, in seconds. */
+  webhookToleranceSeconds: number;
+  tls?: { certFile: string; keyFile: string };
+  /** Base URL of the Temporal UI, for links in answers (e.g. http://localhost:8233). */
+  temporalUiUrl?: string;
+}
+
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+const text = (fallback: string) => optional(z.string().trim().min(1)).transform((value) => value ?? fallback);
+const whole = (rule: string, min: number, max: number) => z.string().regex(/^\d+$/, rule).transform(Number).pipe(z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const environment = z.object({
+  TEMPORAL_ADDRESS: text('localhost:7233').pipe(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')),
+  TEMPORAL_NAMESPACE: text('default'),
+  TEMPORAL_TASK_QUEUE: text('research-pipelines'),
+  INTAKE_KEY: z.string({ error: 'is required (the same key as the worker\'s; e.g. openssl rand -hex 32)' }).pipe(intakeKey),
+  INTAKE_TOKENS: optional(z.string().transform((value) => value.split(',').map((token) => token.trim()).filter(Boolean))
+    .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters')))),
+  WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+  INTAKE_PIPELINES_DIR: text('./pipelines'),
+  INTAKE_BODY_LIMIT_BYTES: optional(whole('must be a whole number of bytes', 1024, 64 * 1024 * 1024)),
+  INTAKE_WEBHOOK_TOLERANCE_SECONDS: optional(whole('must be a whole number of seconds', 1, 3600)),
+  INTAKE_TLS_CERT: optional(z.string().trim().min(1)),
+  INTAKE_TLS_KEY: optional(z.string().trim().min(1)),
+  TEMPORAL_UI_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:8233' })),
+}).superRefine((env, ctx) => {
+  if (Boolean(env.INTAKE_TLS_CERT) !== Boolean(env.INTAKE_TLS_KEY)) {
+    ctx.addIssue({ code: 'custom', path: [env.INTAKE_TLS_CERT ? 'INTAKE_TLS_KEY' : 'INTAKE_TLS_CERT'], message: 'INTAKE_TLS_CERT and INTAKE_TLS_KEY go together: give both or neither' });
+  }
+});
+
+/** Default body limit: webhooks and app events are small. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Reads the intake's configuration; throws `ConfigError` naming every bad variable and its rule (never a value). */
+export function loadIntakeConfig(env: Record<string, string | undefined> = process.env): IntakeConfig {
+  const parsed = environment.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message })));
+  }
+  const vars = parsed.data;
+  const config = {
+    temporal: { address: vars.TEMPORAL_ADDRESS, namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE },
+    webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
+    pipelinesDir: vars.INTAKE_PIPELINES_DIR,
+    bodyLimitBytes: vars.INTAKE_BODY_LIMIT_BYTES ?? DEFAULT_BODY_LIMIT_BYTES,
+    webhookToleranceSeconds: vars.INTAKE_WEBHOOK_TOLERANCE_SECONDS ?? 300,
+    ...(vars.INTAKE_TLS_CERT && vars.INTAKE_TLS_KEY ? { tls: { certFile: vars.INTAKE_TLS_CERT, keyFile: vars.INTAKE_TLS_KEY } } : {}),
+    ...(vars.TEMPORAL_UI_URL ? { temporalUiUrl: vars.TEMPORAL_UI_URL.replace(/\/+$/, '') } : {}),
+  };
+  Object.defineProperty(config, 'intakeKey', { value: vars.INTAKE_KEY, enumerable: false });
+  Object.defineProperty(config, 'tokens', { value: vars.INTAKE_TOKENS ?? [], enumerable: false });
+  return config as IntakeConfig;
+}

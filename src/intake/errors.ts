@@ -1,0 +1,77 @@
+import { isGrpcServiceError, ServiceError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { IntakeMetrics } from './metrics';
+
+/** One problem of a request: where (`body.response.approved`) and which rule. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The JSON body of every error answer. */
+export const errorBody = z.object({
+  error: z.string().describe('what went wrong, in a sentence'),
+  code: z.string().optional().describe('a stable code for programs'),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('each field that broke a rule'),
+}).meta({ id: 'Error' });
+
+/** An error answer of the intake: status, message, a stable code and the fields at fault. */
+export class IntakeError extends Error {
+  constructor(readonly statusCode: number, message: string, readonly code: string, readonly issues?: readonly Issue[]) {
+    super(message);
+    this.name = 'IntakeError';
+  }
+}
+
+/**
+ * Runs a Temporal call with a deadline. A workflow that does not exist becomes 404 (`notFound` says which);
+ * Temporal down, unreachable or too slow becomes 503, so a caller (the service, say) retries. Anything
+ * else (an update the workflow refused, say) is the caller's to answer.
+ */
+export async function callTemporal<T>(client: Client, timeoutMs: number, notFound: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await client.withDeadline(Date.now() + timeoutMs, call);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new IntakeError(404, notFound, 'workflow_not_found');
+    if (error instanceof ServiceError || isGrpcServiceError(error) || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new IntakeError(503, 'Temporal is unreachable or did not answer in time; try again later', 'temporal_unavailable');
+    }
+    throw error;
+  }
+}
+
+// Fastify's own codes for what the brief calls bad input, answered with our wording.
+const fastifyCodes: Record<string, { status: number; code: string; message?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Content-Type must be application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_content_length' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', message: 'the body is empty; send a JSON object' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json' },
+};
+
+/** Answers every error as `{error, code, issues?}` JSON with the right status; unexpected errors are logged and answered 500. */
+export function installErrorHandler(app: FastifyInstance, metrics: IntakeMetrics): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      if (request.routeOptions.url?.startsWith('/webhooks/')) metrics.record({ ok: false, reason: 'bad_body' });
+      const issues = error.validation.map((issue) => ({ path: [error.validationContext, ...issue.instancePath.split('/').filter(Boolean)].join('.'), message: issue.message }));
+      return reply.status(400).send({ error: `invalid request: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, code: 'invalid_request', issues });
+    }
+    if (error instanceof IntakeError) {
+      return reply.status(error.statusCode).send({ error: error.message, code: error.code, ...(error.issues ? { issues: error.issues } : {}) });
+    }
+    const known = error.code ? fastifyCodes[error.code] : undefined;
+    if (known) return reply.status(known.status).send({ error: known.message ?? error.message, code: known.code });
+    if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+      return reply.status(400).send({ error: `the body is not valid JSON: ${error.message}`, code: 'malformed_json' });
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.status(error.statusCode).send({ error: error.message, code: error.code ?? 'bad_request' });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.status(500).send({ error: 'internal error; see the intake log', code: 'internal' });
+  });
+  app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]!.replace(/(\/webhooks\/research\/[^/]+\/)[^/]+/, '$1[token]')}`, code: 'no_route' }));
+}

@@ -1,0 +1,137 @@
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
+import { parameterValue } from '../pipelines/parameter-schema';
+import { ParameterError } from '../pipelines/parameters';
+import { answerItemCheckpoint, cancelRun, runProgress } from '../runs/control';
+import { startPipeline } from '../runs/start';
+import { bearerAuthenticator } from './auth';
+import { callTemporal, errorBody, IntakeError } from './errors';
+import { loadNamedPipeline, PIPELINE_NAME_PATTERN } from './pipeline-source';
+
+/** What the app-event routes need. */
+export interface RunRouteOptions {
+  client: Client;
+  tokens: readonly string[];
+  pipelinesDir: string;
+  taskQueue: string;
+  namespace: string;
+  temporalUiUrl?: string;
+  timeoutMs: number;
+}
+
+const key = (what: string) => z.string().regex(ITEM_KEY_PATTERN, `must be ${ITEM_KEY_RULE}`).describe(what);
+const pipelineName = z.string().regex(PIPELINE_NAME_PATTERN, 'must be a pipeline name: letters, digits, _ and -').describe('the pipeline (its file in the pipelines directory)');
+const runParams = z.object({ pipeline: pipelineName, runKey: key('the run key (the Idempotency-Key that started it)') });
+const auth = z.object({ authorization: z.string().optional().describe('Bearer <token>') });
+
+const startBody = z.strictObject({
+  params: z.record(z.string(), parameterValue).optional().describe('parameter values by name (the definition\'s parameters)'),
+}).meta({ id: 'StartRun' });
+
+const runLinks = z.object({
+  workflowId: z.string(),
+  pipeline: z.string(),
+  runKey: z.string(),
+  started: z.boolean().describe('true: a new run (201); false: the run this key already had (200)'),
+  statusUrl: z.string().describe('GET it for progress'),
+  temporalUiUrl: z.string().optional().describe('the run in the Temporal UI, when TEMPORAL_UI_URL is configured'),
+}).meta({ id: 'RunStarted' });
+
+const checkpointBody = z.strictObject({
+  interactionId: z.string().min(1, 'must not be empty').describe('the checkpoint\'s interaction id (see the item\'s state)'),
+  response: z.record(z.string(), z.unknown()).describe('the answer, e.g. {"approved": true}'),
+}).meta({ id: 'CheckpointAnswer' });
+
+const runState = z.looseObject({
+  pipeline: z.string(),
+  runKey: z.string(),
+  phase: z.string().describe('running, waiting_for_budget, paused, completed, failed, cancelled, ...'),
+  counts: z.unknown().describe('numbers: read, completed, failed, running, reused, cancelled, skipped'),
+  ledger: z.unknown().describe('spentUsd, reservedUsd, budgetUsd'),
+  waitingOnCheckpoint: z.array(z.string()).optional().describe('items whose research task waits at a checkpoint (absent where visibility cannot tell)'),
+}).describe('the pipelineRunState query, with waitingOnCheckpoint').meta({ id: 'RunProgress' });
+
+const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 413: errorBody, 415: errorBody, 503: errorBody };
+
+/**
+ * App-event routes (bearer token): start a pipeline run with an idempotency key, read its progress,
+ * answer an item's checkpoint, cancel the run or an item. They reuse what `rp run/status/respond/cancel` call.
+ */
+export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, options) => {
+  const { client, timeoutMs } = options;
+  app.addHook('onRequest', bearerAuthenticator(options.tokens));
+  const security = [{ bearer: [] }];
+
+  app.post('/pipelines/:pipeline/runs', {
+    schema: {
+      summary: 'Start a pipeline run (one run per Idempotency-Key, ever)', tags: ['runs'], security,
+      params: z.object({ pipeline: pipelineName }),
+      headers: auth.extend({ 'idempotency-key': key('one run per key: a repeated event starts nothing twice') }),
+      body: startBody.optional(),
+      response: { 200: runLinks, 201: runLinks, 422: errorBody, ...errors },
+    },
+  }, async (request, reply) => {
+    const { pipeline } = request.params;
+    const runKey = request.headers['idempotency-key'];
+    const loaded = await loadNamedPipeline(options.pipelinesDir, pipeline);
+    let started;
+    try {
+      started = await callTemporal(client, timeoutMs, `pipeline ${pipeline}`, () => startPipeline(client, loaded, request.body?.params ?? {}, { runKey, taskQueue: options.taskQueue }));
+    } catch (error) {
+      if (!(error instanceof ParameterError)) throw error;
+      const issues = error.problems.map((problem) => {
+        const name = /^parameter ([^:]+):/.exec(problem)?.[1] ?? /^unknown parameter "([^"]+)"/.exec(problem)?.[1];
+        return { path: name ? `body.params.${name}` : 'body.params', message: problem };
+      });
+      throw new IntakeError(422, `the parameters do not fit pipeline ${pipeline}: ${error.problems.join('; ')}`, 'invalid_parameters', issues);
+    }
+    const links = linksOf(request, options, pipeline, runKey, started.workflowId);
+    reply.header('location', links.statusUrl);
+    return reply.status(started.started ? 201 : 200).send({ ...links, started: started.started });
+  });
+
+  app.get('/pipelines/:pipeline/runs/:runKey', {
+    schema: { summary: 'A run\'s status and progress', tags: ['runs'], security, params: runParams, headers: auth, response: { 200: runState, ...errors } },
+  }, async (request) => {
+    const { pipeline, runKey } = request.params;
+    const progress = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}`, () => runProgress(client, pipeline, runKey));
+    return { ...progress };
+  });
+
+  app.post('/pipelines/:pipeline/runs/:runKey/cancel', {
+    schema: {
+      summary: 'Cancel a run (or one item\'s research task)', tags: ['runs'], security, params: runParams, headers: auth,
+      body: z.strictObject({ item: key('cancel only this item\'s research task').optional() }).optional(),
+      response: { 202: z.object({ cancelRequested: z.string().describe('the workflow id') }), ...errors },
+    },
+  }, async (request, reply) => {
+    const { pipeline, runKey } = request.params;
+    const item = request.body?.item;
+    const workflowId = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}${item ? ` item ${item}` : ''}`, () => cancelRun(client, pipeline, runKey, item));
+    return reply.status(202).send({ cancelRequested: workflowId });
+  });
+
+  app.post('/pipelines/:pipeline/runs/:runKey/items/:item/checkpoint', {
+    schema: {
+      summary: 'Answer the checkpoint an item\'s research task waits at', tags: ['runs'], security,
+      params: runParams.extend({ item: key('the item key') }), headers: auth, body: checkpointBody,
+      response: { 200: z.object({ accepted: z.literal(true), interactionId: z.string() }), 409: errorBody, ...errors },
+    },
+  }, async (request) => {
+    const { pipeline, runKey, item } = request.params;
+    try {
+      return await callTemporal(client, timeoutMs, `no item ${item} in run ${pipeline}/${runKey}`, () => answerItemCheckpoint(client, pipeline, runKey, item, { interactionId: request.body.interactionId, response: request.body.response as never }));
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new IntakeError(409, `answer refused: ${error.cause?.message ?? error.message}`, 'answer_refused');
+      throw error;
+    }
+  });
+};
+
+function linksOf(request: { protocol: string; host: string }, options: RunRouteOptions, pipeline: string, runKey: string, workflowId: string) {
+  const statusUrl = `${request.protocol}://${request.host}/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runKey)}`;
+  const ui = options.temporalUiUrl ? { temporalUiUrl: `${options.temporalUiUrl}/namespaces/${encodeURIComponent(options.namespace)}/workflows/${encodeURIComponent(workflowId)}` } : {};
+  return { workflowId, pipeline, runKey, statusUrl, ...ui };
+}

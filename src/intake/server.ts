@@ -1,0 +1,123 @@
+import fastifySwagger from '@fastify/swagger';
+import type { Client } from '@temporalio/client';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { WebhookSecretStore } from '../activities/secrets';
+import { errorBody, installErrorHandler } from './errors';
+import { IntakeMetrics } from './metrics';
+import { runRoutes } from './run-routes';
+import { webhookRoutes } from './webhook-route';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body's bytes as received: webhook signatures are checked over these, never over re-serialised JSON. */
+    rawBody?: Buffer;
+  }
+}
+
+/** What the intake serves with. */
+export interface IntakeOptions {
+  /** A Temporal client; a lazily connecting one lets the intake start (and refuse bad requests) while Temporal is down. */
+  client: Client;
+  secrets: WebhookSecretStore;
+  /** Key of the webhook URLs' route tokens (the worker's INTAKE_KEY). */
+  intakeKey: string;
+  /** Bearer tokens of the app-event routes (none: those routes refuse every request). */
+  tokens: readonly string[];
+  pipelinesDir: string;
+  taskQueue: string;
+  namespace: string;
+  temporalUiUrl?: string;
+  bodyLimitBytes?: number;
+  webhookToleranceSeconds?: number;
+  /** Deadline of each Temporal call made for a request (default 5 s): past it the answer is 503. */
+  temporalTimeoutMs?: number;
+  /** TLS certificate and key (PEM): the intake then speaks HTTPS. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** The clock webhook timestamps are checked against (epoch ms). */
+  now?: () => number;
+  /** Fastify's logger: true for JSON logs with secrets redacted (`intakeLoggerOptions`), false for none. */
+  logger?: boolean | FastifyServerOptions['logger'];
+}
+
+/** A built intake: the fastify app (routes registered, not listening) and its metrics. */
+export interface Intake {
+  app: FastifyInstance;
+  metrics: IntakeMetrics;
+}
+
+/** The URL path of a webhook with its route token masked, for logs. */
+export function maskedUrl(url: string): string {
+  return url.replace(/(\/webhooks\/research\/[^/?]+\/)[^/?]+/, '$1[redacted]');
+}
+
+/** JSON logs (pino) with authorization headers, webhook signatures and URL tokens redacted. */
+export const intakeLoggerOptions = {
+  level: 'info',
+  redact: { paths: ['req.headers.authorization', 'req.headers["x-webhook-signature"]', 'req.headers.cookie', 'headers.authorization', 'headers["x-webhook-signature"]'], censor: '[redacted]' },
+  serializers: {
+    req: (request: { method: string; url: string; ip?: string; headers?: Record<string, unknown> }) => ({ method: request.method, url: maskedUrl(request.url), remoteAddress: request.ip }),
+  },
+};
+
+/** Builds the intake: service webhooks, app-event routes, health, readiness, metrics and its OpenAPI document. */
+export async function buildIntake(options: IntakeOptions): Promise<Intake> {
+  const logger = options.logger === true || options.logger === undefined ? intakeLoggerOptions : options.logger;
+  const app = Fastify({
+    logger,
+    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+  } as FastifyServerOptions).withTypeProvider<ZodTypeProvider>();
+  const metrics = new IntakeMetrics();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app, metrics);
+
+  // JSON is parsed by fastify's own (prototype-poisoning safe) parser; the bytes are kept for signatures.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    request.rawBody = body as Buffer;
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'research-pipelines intake', version: '1', description: 'Service webhooks, app-event triggers and checkpoint answers' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+    // Emits the schemas named with .meta({ id }) as components, which the routes refer to.
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  const temporalTimeoutMs = options.temporalTimeoutMs ?? 5_000;
+  await app.register(webhookRoutes, {
+    client: options.client, secrets: options.secrets, intakeKey: options.intakeKey, metrics,
+    toleranceSeconds: options.webhookToleranceSeconds ?? 300, signalTimeoutMs: temporalTimeoutMs, now: options.now ?? Date.now,
+  });
+  await app.register(runRoutes, {
+    client: options.client, tokens: options.tokens, pipelinesDir: options.pipelinesDir, taskQueue: options.taskQueue,
+    namespace: options.namespace, timeoutMs: temporalTimeoutMs, ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
+  });
+
+  const ok = z.object({ status: z.literal('ok') });
+  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['health'], response: { 200: ok } } }, async () => ({ status: 'ok' as const }));
+  app.get('/readyz', {
+    schema: { summary: 'Temporal is reachable (503 otherwise)', tags: ['health'], response: { 200: ok, 503: errorBody } },
+  }, async (_request, reply) => {
+    try {
+      await options.client.withDeadline(Date.now() + Math.min(temporalTimeoutMs, 2_000), () => options.client.workflowService.getSystemInfo({}));
+      return { status: 'ok' as const };
+    } catch {
+      return reply.status(503).send({ error: 'Temporal is not reachable', code: 'temporal_unavailable' });
+    }
+  });
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics (webhook verifications by outcome and reason)', tags: ['health'], produces: ['text/plain'] } }, async (_request, reply) => {
+    return reply.type(metrics.registry.contentType).send(await metrics.text());
+  });
+  app.get('/openapi.json', { schema: { summary: 'This document', tags: ['health'] } }, async () => app.swagger());
+  return { app, metrics };
+}

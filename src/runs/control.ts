@@ -1,0 +1,39 @@
+import type { Client } from '@temporalio/client';
+import { pipelineRunStateQuery, respondToCheckpointUpdate } from '../workflows/definitions';
+import { pipelineItemWorkflowId, pipelineRunWorkflowId } from '../workflows/ids';
+import type { PipelineRunState } from '../workflows/pipeline-types';
+import type { CheckpointAnswer } from '../workflows/types';
+
+/** A run's progress and the items whose research task waits at a checkpoint (undefined where visibility cannot tell). */
+export type RunProgress = PipelineRunState & { waitingOnCheckpoint: string[] | undefined };
+
+/** The progress of run `runKey` of `pipeline` (what `rp status` and the intake show). */
+export async function runProgress(client: Client, pipeline: string, runKey: string): Promise<RunProgress> {
+  const state = await client.workflow.getHandle(pipelineRunWorkflowId(pipeline, runKey)).query(pipelineRunStateQuery);
+  return { ...state, waitingOnCheckpoint: await checkpointWaits(client, pipeline, runKey) };
+}
+
+/** Items of a run whose research task waits at a checkpoint, from visibility (undefined where the server cannot tell). */
+export async function checkpointWaits(client: Client, pipeline: string, runKey: string): Promise<string[] | undefined> {
+  const prefix = pipelineItemWorkflowId(pipeline, runKey, '');
+  try {
+    const keys: string[] = [];
+    const query = `WorkflowType = 'researchTaskWorkflow' AND ExecutionStatus = 'Running' AND ResearchPipeline = '${pipeline.replace(/'/g, '')}' AND ResearchStatus IN ('awaiting_input', 'paused')`;
+    for await (const execution of client.workflow.list({ query })) if (execution.workflowId.startsWith(prefix)) keys.push(execution.workflowId.slice(prefix.length));
+    return keys;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cancels a run (children stop, finished items are kept and written out) or, with `item`, that item's task; returns the workflow id. */
+export async function cancelRun(client: Client, pipeline: string, runKey: string, item?: string): Promise<string> {
+  const workflowId = item ? pipelineItemWorkflowId(pipeline, runKey, item) : pipelineRunWorkflowId(pipeline, runKey);
+  await client.workflow.getHandle(workflowId).cancel();
+  return workflowId;
+}
+
+/** Answers an item's checkpoint through its workflow's validated update; rejects with the workflow's reason when it does not fit. */
+export async function answerItemCheckpoint(client: Client, pipeline: string, runKey: string, item: string, answer: CheckpointAnswer): Promise<{ accepted: true; interactionId: string }> {
+  return client.workflow.getHandle(pipelineItemWorkflowId(pipeline, runKey, item)).executeUpdate(respondToCheckpointUpdate, { args: [answer] });
+}
