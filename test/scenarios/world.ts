@@ -1,9 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResearchClient, verifyWebhookSignature } from '../../src/api';
+import { ResearchClient } from '../../src/api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from '../../src/activities';
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
@@ -12,6 +10,7 @@ import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling'
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import type { PollingOverrides } from '../../src/workflows/types';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
+import { startWebhookRelay } from '../support/webhook-relay';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -27,7 +26,7 @@ export interface ResearchWorld {
   pass(ms: number): Promise<void>;
   /** Base URL of the stand-in intake, when the world was made with webhooks. */
   intakeUrl?: string;
-  /** Workflows the intake signals, by workflow id (register a handle to route webhooks to it). */
+  /** Routes webhooks for this workflow to `handle` (others go to the scenario's workflow of that id). */
   route(handle: ScenarioHandle<unknown>): void;
   /** Webhooks the intake verified and rejected. */
   intake: { verified: number; rejected: number };
@@ -75,6 +74,8 @@ export interface WorldOptions {
   emulator?: Omit<EmulatorOptions, 'clock' | 'speed'>;
   /** Start a stand-in intake and request completion webhooks through it. */
   webhooks?: boolean;
+  /** The client's own time limit per call (to let injected latency time calls out). */
+  clientTimeoutMs?: number;
 }
 
 /**
@@ -83,53 +84,34 @@ export interface WorldOptions {
  */
 export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): Promise<ResearchWorld> {
   const emulator = await startEmulator({ seed: 11, ...options.emulator, speed: env.speed, research: { durationJitter: 0, ...options.emulator?.research } });
-  const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
+  const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url, ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}) });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
   const store = new LocalArtifactStore(dir);
   const secrets = new InMemoryWebhookSecretStore();
   const handles = new Map<string, ScenarioHandle<unknown>>();
-  const intake = { verified: 0, rejected: 0 };
-  let server: Server | undefined;
-  let intakeUrl: string | undefined;
-  if (options.webhooks) {
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        void (async () => {
-          const raw = Buffer.concat(chunks);
-          const body = JSON.parse(raw.toString('utf8')) as { deepresearch_id?: string; batch_id?: string; status?: string };
-          const workflowId = decodeURIComponent(request.url?.split('/').pop() ?? '');
-          const secret = await secrets.get(body.deepresearch_id ?? body.batch_id ?? '');
-          const verdict = secret
-            ? verifyWebhookSignature({ secret, signature: request.headers['x-webhook-signature'], timestamp: request.headers['x-webhook-timestamp'], body: raw, now: emulator.clock.now() })
-            : { ok: false };
-          const handle = handles.get(workflowId);
-          if (!verdict.ok || !handle) {
-            intake.rejected++;
-            response.writeHead(401).end();
-            return;
-          }
-          intake.verified++;
-          await handle.signal(webhookReceivedSignal, { deepresearchId: body.deepresearch_id, batchId: body.batch_id, status: body.status });
-          response.writeHead(204).end();
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    intakeUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
+  const relay = options.webhooks
+    ? await startWebhookRelay({
+      secrets,
+      now: () => emulator.clock.now(),
+      // Workflows the test registered, else any workflow of the scenario (a pipeline run's children).
+      deliver: async (workflowId, notice) => {
+        await (handles.get(workflowId) ?? env.getHandle(workflowId)).signal(webhookReceivedSignal, notice);
+        return true;
+      },
+    })
+    : undefined;
+  const intakeUrl = relay?.url;
   const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl } : {}) };
   current = createActivities(deps);
   return {
-    emulator, api, store, secrets, intakeUrl, intake,
+    emulator, api, store, secrets, intakeUrl,
+    intake: relay?.counts ?? { verified: 0, rejected: 0 },
     polling: scaledPolling(env.speed),
     pass: (ms) => env.sleep(ms),
     route: (handle) => void handles.set(handle.workflowId, handle),
     close: async () => {
       current = undefined;
-      server?.closeAllConnections();
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      await relay?.close();
       await api.close();
       await emulator.close();
       await rm(dir, { recursive: true, force: true });
