@@ -7,16 +7,13 @@ import { openTemporalServer } from '../src/temporal/server';
 import { runFanoutBench } from './pipeline-fanout';
 import { PRECISE_TIMERS, runPollingBench } from './polling';
 import { runRateLimitBench } from './rate-limit';
-import { log, printTable, runIfEntry } from './table';
+import { log, positiveArg, printTable, runIfEntry } from './table';
 
 runIfEntry(module, async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const fanoutItems = Number(process.argv[3] ?? 1_000);
-  const speed = Number(process.argv[4] ?? 60);
-  const perSecond = Number(process.argv[5] ?? 10);
-  for (const [name, value] of Object.entries({ 'fan-out items': fanoutItems, speed, 'requests per second': perSecond })) {
-    if (!(Number.isFinite(value) && value > 0)) throw new Error(`${name} must be a positive number, got ${String(value)}`);
-  }
+  const fanoutItems = positiveArg(0, 'fan-out items', 1_000, true);
+  const speed = positiveArg(1, 'emulator speed', 60);
+  const perSecond = positiveArg(2, 'requests per second', 10, true);
   const started = Date.now();
   const server = await openTemporalServer({ allowInstall: true, devServerArgs: PRECISE_TIMERS, log });
   try {

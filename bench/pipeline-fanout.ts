@@ -14,7 +14,7 @@ import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/p
 import { openTemporalServer, type TemporalServer } from '../src/temporal/server';
 import type { PipelineRunInput, PipelineRunResult } from '../src/workflows/pipeline-types';
 import { chainHistories, largestPayloadIn } from '../test/support/server/history';
-import { log, printTable, runIfEntry, type BenchRow } from './table';
+import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table';
 
 interface Figures {
   seconds: number;
@@ -107,8 +107,8 @@ export async function runFanoutBench(server: TemporalServer, options: { items?: 
 
 runIfEntry(module, async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const items = Number(process.argv[3] ?? process.env.BENCH_ITEMS ?? 10_000);
-  const window = Number(process.argv[4] ?? 50);
+  const items = positiveArg(0, 'items', Number(process.env.BENCH_ITEMS ?? 10_000), true);
+  const window = positiveArg(1, 'window', 50, true);
   const server = await openTemporalServer({ allowInstall: true, log });
   try {
     const { pipeline, bare, rows } = await runFanoutBench(server, { items, window });

@@ -17,7 +17,7 @@ import { webhookReceivedSignal } from '../src/workflows/definitions';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../src/workflows/polling';
 import type { ResearchTaskResult } from '../src/workflows/types';
 import { startWebhookRelay } from '../test/support/webhook-relay';
-import { log, printTable, runIfEntry, type BenchRow } from './table';
+import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table';
 
 /** The official clients wait this long between status reads. */
 const FIXED_INTERVAL_MS = 5_000;
@@ -178,8 +178,8 @@ function rowsOf(all: readonly TaskFigures[], speed: number): BenchRow[] {
 
 runIfEntry(module, async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const speed = Number(process.argv[3] ?? 60);
-  const perCell = Number(process.argv[4] ?? 2);
+  const speed = positiveArg(0, 'emulator speed', 60);
+  const perCell = positiveArg(1, 'tasks per mode and variant', 2, true);
   const server = await openTemporalServer({ allowInstall: true, devServerArgs: PRECISE_TIMERS, log });
   try {
     printTable(await runPollingBench(server, { speed, perCell }));

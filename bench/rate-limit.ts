@@ -14,7 +14,7 @@ import { startEmulator } from '../src/emulator/server';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
 import { openTemporalServer, type TemporalServer } from '../src/temporal/server';
 import type { PipelineRunInput, PipelineRunResult } from '../src/workflows/pipeline-types';
-import { log, printTable, runIfEntry, type BenchRow } from './table';
+import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table';
 
 interface RunFigures {
   seconds: number;
@@ -88,11 +88,11 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
 
 runIfEntry(module, async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const perSecond = Number(process.argv[3] ?? 10);
-  const items = process.argv[4] !== undefined ? Number(process.argv[4]) : undefined;
+  const perSecond = positiveArg(0, 'requests per second', 10, true);
+  const items = positiveArg(1, 'items', perSecond * 20, true);
   const server = await openTemporalServer({ allowInstall: true, log });
   try {
-    printTable(await runRateLimitBench(server, { perSecond, ...(items !== undefined ? { items } : {}) }));
+    printTable(await runRateLimitBench(server, { perSecond, items }));
   } finally {
     await server.close();
   }

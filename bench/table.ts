@@ -37,3 +37,14 @@ export function runIfEntry(module: NodeModule, main: () => Promise<void>): void 
     process.exitCode = 1;
   });
 }
+
+/** The command-line argument at `index` (after the bench file) as a positive number, or `fallback`; a clear error otherwise. */
+export function positiveArg(index: number, name: string, fallback: number, integer = false): number {
+  const text = process.argv[3 + index];
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`argument ${index + 1} (${name}) must be a positive ${integer ? 'integer' : 'number'}, got "${text}"`);
+  }
+  return value;
+}

@@ -36,7 +36,7 @@ describeScenarios('reliability: a pipeline run under injected faults', researchS
           'deepresearch.status': { errorRate: 0.1, latencyMs: [0, 230], rateLimitBurst: { every: 12, count: 3 } },
           'deepresearch.list': { errorRate: 0.05 },
         },
-        research: { webhooks: { loss: 0.3, duplicate: 0.3, reorder: true, reorderWindow: 3, reorderHoldMs: 20_000 } },
+        research: { webhooks: { loss: 0.25, duplicate: 0.6, reorder: true, reorderWindow: 3, reorderHoldMs: 20_000 } },
       },
     });
     const secrets = new Map<string, string>([['API key', FAKE_API_KEY]]);
@@ -122,7 +122,7 @@ retries: 2
     expect(stats.chargedUsd).toBeCloseTo(result.ledger.spentUsd, 6);
     // No API key or webhook secret in any log line or any recorded payload (the scan does read them: the queries are there).
     expect(texts.some((text) => text.includes('Profile Company 7 (company-7.example)'))).toBe(true);
-    expect(secrets.size).toBeGreaterThan(ITEMS / 2);
+    expect(secrets.size).toBeGreaterThan(ITEMS / 4);
     expect(leaks).toEqual([]);
   });
 });
