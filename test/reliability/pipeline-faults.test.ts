@@ -32,7 +32,7 @@ describeScenarios('reliability: a pipeline run under injected faults', researchS
         accounts: [{ key: FAKE_API_KEY, creditsUsd: 100 }],
         log: (line) => logs.lines.push(`emulator ${line}`),
         faults: {
-          'deepresearch.create': { errorRate: 0.1, dropAfterProcessingRate: 0.25, latencyMs: [20, 230], rateLimitBurst: { every: 9, count: 2 } },
+          'deepresearch.create': { errorRate: 0.2, dropAfterProcessingRate: 0.25, latencyMs: [20, 230], rateLimitBurst: { every: 9, count: 2 } },
           'deepresearch.status': { errorRate: 0.1, latencyMs: [0, 230], rateLimitBurst: { every: 12, count: 3 } },
           'deepresearch.list': { errorRate: 0.05 },
         },
