@@ -18,6 +18,8 @@ import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table
 
 interface RunFigures {
   seconds: number;
+  /** Successful searches per second from the first search request to the last successful one. */
+  servedPerSecond: number;
   completed: number;
   failed: number;
   itemsPerSecond: number;
@@ -32,6 +34,16 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-bench-rate-'));
   const emulator = await startEmulator({ seed: 'bench-rate', defaultCreditsUsd: 1_000_000, rateLimit: { requestsPerSecond: perSecond, burst: perSecond } });
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
+  // When each search was sent and when each successful one returned, for the rate while items flow.
+  const sent: number[] = [];
+  const served: number[] = [];
+  const search = api.search.bind(api);
+  api.search = async (request, options) => {
+    sent.push(Date.now());
+    const response = await search(request, options);
+    served.push(Date.now());
+    return response;
+  };
   const taskQueue = `bench-rate-${Date.now()}`;
   const worker = await Worker.create({
     connection: server.nativeConnection, namespace: server.namespace, taskQueue, workflowsPath: require.resolve('../src/workflows'),
@@ -51,12 +63,15 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
     // Let the service's bucket fill again between runs, so each starts from the same place.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const [requestsBefore, rejectedBefore] = [searches(), rejections()];
+    sent.length = 0;
+    served.length = 0;
     log(`rate limit: ${items} search items at start rate ${startRate}/s against a service allowing ${perSecond}/s…`);
     const started = Date.now();
     const result = await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: `pipeline-run/${name}/${input.runKey}`, args: [input] }) as PipelineRunResult;
     const seconds = (Date.now() - started) / 1000;
+    const span = (Math.max(...served) - Math.min(...sent)) / 1000;
     return {
-      seconds, completed: result.counts.completed, failed: result.counts.failed, itemsPerSecond: result.counts.completed / seconds,
+      seconds, servedPerSecond: served.length / span, completed: result.counts.completed, failed: result.counts.failed, itemsPerSecond: result.counts.completed / seconds,
       requests: searches() - requestsBefore, rejected: rejections() - rejectedBefore,
     };
   };
@@ -67,8 +82,12 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
     const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
     return [
       {
-        bench, figure: 'items per second (share of the limit)', measured: `${limited.itemsPerSecond.toFixed(1)} (${pct(limited.itemsPerSecond / perSecond)})`,
-        baseline: `${unlimited.itemsPerSecond.toFixed(1)} (${pct(unlimited.itemsPerSecond / perSecond)}), start rate 100/s`, goal: '>= 90% of N', met: limited.itemsPerSecond >= 0.9 * perSecond,
+        bench, figure: 'searches served per second while items run (share of N)', measured: `${limited.servedPerSecond.toFixed(1)} (${pct(limited.servedPerSecond / perSecond)})`,
+        baseline: `${unlimited.servedPerSecond.toFixed(1)} (${pct(unlimited.servedPerSecond / perSecond)}), start rate 100/s`, goal: '>= 90% of N', met: limited.servedPerSecond >= 0.9 * perSecond,
+      },
+      {
+        bench, figure: 'items completed per second, start to outputs written', measured: `${limited.itemsPerSecond.toFixed(1)} (${limited.seconds.toFixed(1)} s)`,
+        baseline: `${unlimited.itemsPerSecond.toFixed(1)} (${unlimited.seconds.toFixed(1)} s)`, goal: '',
       },
       {
         bench, figure: 'search requests answered 429', measured: `${pct(share(limited))} (${limited.rejected} of ${limited.requests})`,
