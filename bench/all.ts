@@ -1,6 +1,6 @@
 // The combined benchmark (`npm run bench`): poll efficiency, a pipeline fan-out and rate limits on one
 // Temporal dev server, printed as one table with each figure beside its baseline from the same process.
-// Arguments (optional): fan-out items (default 1,000), emulator speed for the poll bench (60), the
+// Arguments (optional): fan-out items (default 1,000), emulator speed for the poll bench (30), the
 // service's requests per second for the rate-limit bench (10).
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { openTemporalServer } from '../src/temporal/server';
@@ -12,7 +12,7 @@ import { log, positiveArg, printTable, runIfEntry } from './table';
 runIfEntry(module, async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const fanoutItems = positiveArg(0, 'fan-out items', 1_000, true);
-  const speed = positiveArg(1, 'emulator speed', 60);
+  const speed = positiveArg(1, 'emulator speed', 30);
   const perSecond = positiveArg(2, 'requests per second', 10, true);
   const started = Date.now();
   const server = await openTemporalServer({ allowInstall: true, devServerArgs: PRECISE_TIMERS, log });

@@ -43,6 +43,14 @@ describe('nextPollDelayMs', () => {
     }
   });
 
+  it('sees fast and heavy tasks of typical durations finish within a tenth of their time', () => {
+    for (const [mode, minutes] of [['fast', 2], ['fast', 3], ['fast', 5], ['heavy', 30], ['heavy', 45], ['heavy', 90]] as const) {
+      const duration = minutes * 60_000;
+      const times = pollsUntil(duration, { ...noCheckpoints, mode });
+      expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
+    }
+  });
+
   it('needs at most 3 status reads for a 15-minute task with a webhook: after creation, maybe one fallback, and after the webhook', () => {
     const beforeWebhook = pollsUntil(15 * 60_000, { ...noCheckpoints, webhookConfigured: true }).filter((time) => time < 15 * 60_000);
     expect(beforeWebhook.length + 1).toBeLessThanOrEqual(3);
