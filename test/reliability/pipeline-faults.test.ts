@@ -90,6 +90,9 @@ retries: 2
     const stats = world.emulator.stats.snapshot();
     const createdPerKey = Object.values(stats.tasksCreatedByMetadata);
     const lines = await jsonlOutput(result);
+    // Visibility may lag the closes by a moment: scan once the run and every item's workflow are listed.
+    const listed = `TaskQueue = "${env.taskQueue}"`;
+    await env.waitUntil(async () => (await env.client.workflow.count(listed)).count >= ITEMS + 1, { description: 'the run and its children to be listed' });
     const { executions, texts } = await payloadTextsOnQueue(env.client, env.taskQueue);
     const leaks = leakedSecrets([...logs.lines, ...texts], secrets);
     report('deepresearch pipeline under faults', {
@@ -122,6 +125,7 @@ retries: 2
     expect(stats.chargedUsd).toBeCloseTo(result.ledger.spentUsd, 6);
     // No API key or webhook secret in any log line or any recorded payload (the scan does read them: the queries are there).
     expect(texts.some((text) => text.includes('Profile Company 7 (company-7.example)'))).toBe(true);
+    expect(executions).toBeGreaterThanOrEqual(ITEMS + 1);
     expect(secrets.size).toBeGreaterThan(ITEMS / 4);
     expect(leaks).toEqual([]);
   });
