@@ -129,4 +129,87 @@ retries: 2
     expect(secrets.size).toBeGreaterThan(ITEMS / 4);
     expect(leaks).toEqual([]);
   });
+
+  it('runs every Answer item to a stored result through 5xx, answers lost after they were charged, timeouts, 429 bursts and a worker restart, within budget plus one answer', async () => {
+    const env = getEnv();
+    logs.clear();
+    const items = 20;
+    const budgetUsd = 5;
+    world = await makeWorld(env, {
+      clientTimeoutMs: 500,
+      emulator: {
+        accounts: [{ key: FAKE_API_KEY, creditsUsd: 100 }],
+        streamDelayMs: 0,
+        log: (line) => logs.lines.push(`emulator ${line}`),
+        faults: { answer: { errorRate: 0.15, dropAfterProcessingRate: 0.15, latencyMs: [0, 600], rateLimitBurst: { every: 7, count: 1 } } },
+      },
+    });
+    let inFlight = 0;
+    let timedOut = 0;
+    replaceActivity('runPipelineItem', (original) => (async (input: Parameters<typeof original>[0]) => {
+      inFlight++;
+      try {
+        return await original(input);
+      } catch (error) {
+        if (error instanceof Error && /timed out/.test(error.message)) timedOut++;
+        throw error;
+      } finally {
+        inFlight--;
+      }
+    }) as typeof original);
+    const input = await pipelineInput(`
+name: reliability-answers
+input:
+  items:
+${companies(items)}
+  key: "{{ item.domain | slug }}"
+step:
+  answer:
+    query: "Headcount of {{ item.name }} ({{ item.domain }})"
+    data_max_price: 0.05
+concurrency: 5
+start_rate_per_second: 50
+budget_usd: ${budgetUsd}
+retries: 4
+`, world, { runKey: 'faults' });
+    const started = Date.now();
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reliability-answers/faults', args: [input] });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed >= items / 3 && inFlight > 0, { timeoutMs: 3_600_000, description: 'a third of the answers done with calls in flight' });
+    const inFlightAtStop = inFlight;
+    await env.restartWorker();
+
+    const result = await handle.result();
+    const seconds = (Date.now() - started) / 1000;
+    const stats = world.emulator.stats.snapshot();
+    const lines = await jsonlOutput(result);
+    const costs = lines.map((line) => (line as { cost_usd?: number }).cost_usd ?? 0);
+    const mostExpensive = Math.max(...costs);
+    const listed = `TaskQueue = "${env.taskQueue}"`;
+    await env.waitUntil(async () => (await env.client.workflow.count(listed)).count >= 1, { description: 'the run to be listed' });
+    const { executions, texts } = await payloadTextsOnQueue(env.client, env.taskQueue);
+    const leaks = leakedSecrets([...logs.lines, ...texts], new Map([['API key', FAKE_API_KEY]]));
+    report('answer pipeline under faults', {
+      items, seconds: seconds.toFixed(1), counts: result.counts, spentUsd: result.ledger.spentUsd.toFixed(4), chargedUsd: stats.chargedUsd.toFixed(4), budgetUsd,
+      mostExpensiveAnswerUsd: mostExpensive.toFixed(4), answerRequests: stats.requests.answer, injectedFaults: stats.injectedFaults, droppedConnections: stats.droppedConnections,
+      timedOutCalls: timedOut, activitiesInFlightAtRestart: inFlightAtStop, executionsScanned: executions, logLinesScanned: logs.lines.length, leaks,
+    });
+
+    expect(stats.droppedConnections.answer).toBeGreaterThan(0);
+    expect(stats.injectedFaults.answer).toMatchObject({ error: expect.any(Number), rateLimitBurst: expect.any(Number), latency: expect.any(Number) });
+    expect(timedOut).toBeGreaterThan(0);
+    expect(inFlightAtStop).toBeGreaterThan(0);
+    expect(result.counts.completed + result.counts.failed).toBe(items);
+    expect(result.counts).toMatchObject({ read: items, completed: items, failed: 0 });
+    expect(new Set(lines.map((line) => line.key)).size).toBe(items);
+    expect(await linesWithResults(lines)).toHaveLength(items);
+    expect(result.ledger.spentUsd).toBeLessThanOrEqual(budgetUsd + mostExpensive + 1e-9);
+    // An Answer has no idempotency key: one lost after the service charged it (a dropped connection, a
+    // client time-out) is paid again by its retry, and the run's ledger knows only the answers it got.
+    // Every cent the service charged beyond the ledger is such a lost answer, and no more.
+    const lostAnswers = (stats.droppedConnections.answer ?? 0) + timedOut;
+    expect(stats.chargedUsd).toBeGreaterThanOrEqual(result.ledger.spentUsd - 1e-9);
+    expect(stats.chargedUsd - result.ledger.spentUsd).toBeLessThanOrEqual(lostAnswers * mostExpensive + 1e-9);
+    expect(texts.some((text) => text.includes('Headcount of Company 7 (company-7.example)'))).toBe(true);
+    expect(leaks).toEqual([]);
+  });
 });
