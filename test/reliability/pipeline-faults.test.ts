@@ -83,7 +83,9 @@ retries: 2
     // Stop the worker while its activities are in flight, a third of the way in, and start another.
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed >= ITEMS / 3 && inFlight > 0, { timeoutMs: 3_600_000, description: 'a third of the items done with calls in flight' });
     const inFlightAtStop = inFlight;
+    const restartAt = (Date.now() - started) / 1000;
     await env.restartWorker();
+    const restartedAt = (Date.now() - started) / 1000;
 
     const result = await handle.result();
     const seconds = (Date.now() - started) / 1000;
@@ -96,7 +98,7 @@ retries: 2
     const { executions, texts } = await payloadTextsOnQueue(env.client, env.taskQueue);
     const leaks = leakedSecrets([...logs.lines, ...texts], secrets);
     report('deepresearch pipeline under faults', {
-      items: ITEMS, seconds: seconds.toFixed(1), counts: result.counts, spentUsd: result.ledger.spentUsd, chargedUsd: stats.chargedUsd, budgetUsd: BUDGET_USD,
+      items: ITEMS, seconds: seconds.toFixed(1), workerRestart: `stopped at ${restartAt.toFixed(1)} s, new worker running at ${restartedAt.toFixed(1)} s`, counts: result.counts, spentUsd: result.ledger.spentUsd, chargedUsd: stats.chargedUsd, budgetUsd: BUDGET_USD,
       tasksCreated: stats.tasksCreated, mostCreatesPerRequestKey: Math.max(...createdPerKey), injectedFaults: stats.injectedFaults, droppedConnections: stats.droppedConnections,
       webhooks: stats.webhooks, relayed: world.intake, failedCallsByKind: callFailures, activitiesInFlightAtRestart: inFlightAtStop, executionsScanned: executions, logLinesScanned: logs.lines.length,
       secretsChecked: secrets.size, leaks,
