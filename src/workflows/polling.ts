@@ -1,12 +1,22 @@
 import type { ResearchMode, TaskStatus } from '../api/schemas';
 import type { PollingOverrides } from './types';
 
-/** First and longest poll delay per mode, scaled to typical durations (fast 2-5 min … heavy up to 90). */
-export const POLL_PROFILES: Readonly<Record<ResearchMode, { initialDelayMs: number; maxDelayMs: number }>> = {
-  fast: { initialDelayMs: 5_000, maxDelayMs: 20_000 },
-  standard: { initialDelayMs: 10_000, maxDelayMs: 60_000 },
-  heavy: { initialDelayMs: 15_000, maxDelayMs: 120_000 },
-  max: { initialDelayMs: 20_000, maxDelayMs: 180_000 },
+const MINUTE = 60_000;
+
+/** A mode's poll profile: first and longest delay, and how long its tasks typically work. */
+export interface PollProfile {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** Shortest and longest typical duration: fast 2-5 min, standard 10-20, heavy 30-90. */
+  typicalMs: readonly [number, number];
+}
+
+/** Poll profiles per mode. */
+export const POLL_PROFILES: Readonly<Record<ResearchMode, PollProfile>> = {
+  fast: { initialDelayMs: 5_000, maxDelayMs: 20_000, typicalMs: [2 * MINUTE, 5 * MINUTE] },
+  standard: { initialDelayMs: 10_000, maxDelayMs: 60_000, typicalMs: [10 * MINUTE, 20 * MINUTE] },
+  heavy: { initialDelayMs: 15_000, maxDelayMs: 120_000, typicalMs: [30 * MINUTE, 90 * MINUTE] },
+  max: { initialDelayMs: 20_000, maxDelayMs: 180_000, typicalMs: [60 * MINUTE, 180 * MINUTE] },
 };
 
 /** A paused task moves only when someone answers, and answers come through the workflow: look rarely (ten times the cap, at most this). */
@@ -22,18 +32,6 @@ export const AWAITING_INPUT_POLL_DELAY_MS = 5 * 60_000;
 /** With a completion webhook, polling is only a fallback for lost webhooks: this much slower. */
 export const WEBHOOK_FALLBACK_FACTOR = 4;
 
-/**
- * How long a task of each mode typically takes at most (fast 2-5 min, standard 10-20, heavy up to 90):
- * with a completion webhook and no checkpoint ahead, the first fallback poll waits until then, since
- * the webhook will say sooner when the task ends; a task that finishes on time costs no poll in between.
- */
-export const TYPICAL_MAX_DURATION_MS: Readonly<Record<ResearchMode, number>> = {
-  fast: 5 * 60_000,
-  standard: 20 * 60_000,
-  heavy: 90 * 60_000,
-  max: 180 * 60_000,
-};
-
 /** What the next poll delay depends on. */
 export interface PollDelayInput {
   mode: ResearchMode;
@@ -48,10 +46,25 @@ export interface PollDelayInput {
 }
 
 /**
- * Delay before the next status poll: short at first, growing with elapsed time (a tenth of it), capped
- * per mode; with a webhook that will announce completion and no checkpoint to come, a first fallback poll at the
- * mode's typical end (`TYPICAL_MAX_DURATION_MS`), then slower polls; rare while a
- * checkpoint waits for a person, rarer once it is paused.
+ * When no checkpoint can come, nothing is worth a poll before the task could be done: until this much
+ * time after creation the next poll waits. Without a webhook that is the mode's shortest typical
+ * duration (a finished task is then seen within a tenth of its time at most, in about 7 polls for a
+ * 15-minute standard task); with one, the longest (the webhook says when it is done, and the poll only
+ * catches a lost webhook). An overridden initial delay scales these times by the same factor (tests
+ * and `rp dev` run the service's clock faster). The cost: a task that fails early without a webhook is
+ * seen at the shortest typical duration, not at once.
+ */
+export function quietUntilMs(mode: ResearchMode, webhookConfigured: boolean, overrides?: PollingOverrides): number {
+  const profile = POLL_PROFILES[mode];
+  const scale = overrides?.initialDelayMs !== undefined ? overrides.initialDelayMs / profile.initialDelayMs : 1;
+  return Math.round(profile.typicalMs[webhookConfigured ? 1 : 0] * scale);
+}
+
+/**
+ * Delay before the next status poll. While a checkpoint may still come: short at first, growing with
+ * elapsed time (a tenth of it), capped per mode. Otherwise it first waits out the quiet time (see
+ * quietUntilMs), then polls the same way, four times slower when a webhook will announce completion.
+ * Rare while a checkpoint waits for a person, rarer once it is paused.
  */
 export function nextPollDelayMs(input: PollDelayInput): number {
   const profile = POLL_PROFILES[input.mode];
@@ -59,12 +72,12 @@ export function nextPollDelayMs(input: PollDelayInput): number {
   const max = Math.max(initial, input.overrides?.maxDelayMs ?? profile.maxDelayMs);
   if (input.status === 'paused') return Math.min(PAUSED_POLL_DELAY_MS, max * 10);
   if (input.status === 'awaiting_input') return Math.min(AWAITING_INPUT_POLL_DELAY_MS, max * 5);
-  const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
-  if (input.webhookConfigured && !input.checkpointsAhead) {
-    const fallback = Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
-    const expectedEnd = input.overrides?.webhookFirstFallbackMs ?? TYPICAL_MAX_DURATION_MS[input.mode];
-    return Math.max(fallback, expectedEnd - input.elapsedMs);
+  if (!input.checkpointsAhead) {
+    const quietLeft = quietUntilMs(input.mode, input.webhookConfigured, input.overrides) - input.elapsedMs;
+    if (quietLeft > 0) return quietLeft;
   }
+  const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
+  if (input.webhookConfigured && !input.checkpointsAhead) return Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
   return adaptive;
 }
 

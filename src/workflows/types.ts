@@ -15,8 +15,6 @@ export interface ResearchContext {
 export interface PollingOverrides {
   initialDelayMs?: number;
   maxDelayMs?: number;
-  /** With a completion webhook: elapsed time of the first fallback poll (the mode's typical end unless set). */
-  webhookFirstFallbackMs?: number;
   /** Delays between looks at the task list after a create whose answer was lost (RECONCILE_DELAYS_MS unless set). */
   reconcileDelaysMs?: number[];
 }

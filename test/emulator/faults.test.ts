@@ -108,4 +108,13 @@ describe('fault injection', () => {
     expect((await rawCall(other.emulator, 'POST', '/search', { body: { query: 'x' } })).status).toBeGreaterThanOrEqual(500);
     await other.close();
   });
+
+  it.each([
+    [{ loss: 1.5 }, 'research.webhooks.loss: must be from 0 to 1'],
+    [{ duplicate: -0.1 }, 'research.webhooks.duplicate: must be from 0 to 1'],
+    [{ reorderWindow: 1 }, 'research.webhooks.reorderWindow: must be at least 2'],
+    [{ reorderHoldMs: 0 }, 'research.webhooks.reorderHoldMs: must be more than 0'],
+  ])('refuses webhook faults %j, naming the field and its rule', async (webhooks, message) => {
+    await expect(startWithClient({ research: { webhooks } })).rejects.toThrow(message);
+  });
 });

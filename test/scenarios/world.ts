@@ -7,7 +7,7 @@ import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type 
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { buildIntake, type Intake } from '../../src/intake';
-import { POLL_PROFILES, RECONCILE_DELAYS_MS, TYPICAL_MAX_DURATION_MS } from '../../src/workflows/polling';
+import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import type { PollingOverrides } from '../../src/workflows/types';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
@@ -43,7 +43,6 @@ function scaledPolling(speed: number): PollingOverrides {
   return {
     initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs),
     maxDelayMs: scale(POLL_PROFILES.standard.maxDelayMs),
-    webhookFirstFallbackMs: scale(TYPICAL_MAX_DURATION_MS.standard),
     reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
   };
 }
@@ -77,6 +76,8 @@ export interface WorldOptions {
   emulator?: Omit<EmulatorOptions, 'clock' | 'speed'>;
   /** Start the intake on loopback and request completion webhooks through it. */
   webhooks?: boolean;
+  /** The client's own time limit per call (to let injected latency time calls out). */
+  clientTimeoutMs?: number;
 }
 
 /**
@@ -85,7 +86,7 @@ export interface WorldOptions {
  */
 export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): Promise<ResearchWorld> {
   const emulator = await startEmulator({ seed: 11, ...options.emulator, speed: env.speed, research: { durationJitter: 0, ...options.emulator?.research } });
-  const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
+  const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url, ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}) });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
   const store = new LocalArtifactStore(dir);
   const secrets = new InMemoryWebhookSecretStore();

@@ -32,6 +32,11 @@ export interface ScenarioEnv {
   sleep(ms: number): Promise<void>;
   /** Re-checks `predicate` until it holds; rejects with WaitTimeoutError naming `description` after `timeoutMs` of scenario time. */
   waitUntil(predicate: () => boolean | Promise<boolean>, options?: WaitUntilOptions): Promise<void>;
+  /**
+   * Stops the worker (activities in flight are cancelled as at a worker's shutdown) and starts a new one
+   * on the same task queue, as a redeployed or restarted worker process would.
+   */
+  restartWorker(): Promise<void>;
   /** Stops the worker. */
   close(): Promise<void>;
 }
@@ -139,21 +144,32 @@ class ServerScenarioEnv implements ScenarioEnv {
 
   private constructor(
     private readonly connection: ServerConnection,
+    private readonly setup: ScenarioSetup,
     readonly taskQueue: string,
-    private readonly worker: Worker,
-    private readonly running: Promise<void>,
+    private worker: Worker,
+    private running: Promise<void>,
   ) {}
 
   static async create(connection: ServerConnection, setup: ScenarioSetup): Promise<ServerScenarioEnv> {
     const taskQueue = `scenario-${randomUUID()}`;
-    const worker = await Worker.create({
+    const worker = await ServerScenarioEnv.createWorker(connection, setup, taskQueue);
+    return new ServerScenarioEnv(connection, setup, taskQueue, worker, worker.run());
+  }
+
+  private static async createWorker(connection: ServerConnection, setup: ScenarioSetup, taskQueue: string): Promise<Worker> {
+    return Worker.create({
       connection: connection.env.nativeConnection,
       namespace: connection.namespace,
       taskQueue,
       workflowBundle: { code: await bundle(setup.workflowsPath) },
       activities: resolveActivities(setup),
     });
-    return new ServerScenarioEnv(connection, taskQueue, worker, worker.run());
+  }
+
+  async restartWorker(): Promise<void> {
+    await this.close();
+    this.worker = await ServerScenarioEnv.createWorker(this.connection, this.setup, this.taskQueue);
+    this.running = this.worker.run();
   }
 
   get client(): Client {

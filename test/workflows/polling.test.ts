@@ -1,9 +1,17 @@
-import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, TYPICAL_MAX_DURATION_MS, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
+import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, quietUntilMs, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
 
-const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: false };
+const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: true };
+const noCheckpoints: PollDelayInput = { ...base, checkpointsAhead: false };
+
+/** Poll times of a task that finishes at `durationMs` (the first poll right after creation, as the workflow does). */
+function pollsUntil(durationMs: number, input: PollDelayInput): number[] {
+  const times = [0];
+  while (times.at(-1)! < durationMs) times.push(times.at(-1)! + nextPollDelayMs({ ...input, elapsedMs: times.at(-1)! }));
+  return times;
+}
 
 describe('nextPollDelayMs', () => {
-  it('starts at the mode profile initial delay', () => {
+  it('starts at the mode profile initial delay while checkpoints may come', () => {
     for (const mode of ['fast', 'standard', 'heavy', 'max'] as const) {
       expect(nextPollDelayMs({ ...base, mode })).toBe(POLL_PROFILES[mode].initialDelayMs);
     }
@@ -20,29 +28,45 @@ describe('nextPollDelayMs', () => {
     expect(previous).toBe(POLL_PROFILES.standard.maxDelayMs);
   });
 
-  it('keeps a typical 15-minute standard task to a few dozen polls', () => {
-    let elapsed = 0;
-    let polls = 0;
-    while (elapsed < 15 * 60_000) {
-      elapsed += nextPollDelayMs({ ...base, elapsedMs: elapsed });
-      polls++;
+  it('without checkpoints, waits out the mode\'s shortest typical duration before the second poll', () => {
+    expect(nextPollDelayMs(noCheckpoints)).toBe(POLL_PROFILES.standard.typicalMs[0]);
+    expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs: 4 * 60_000 })).toBe(POLL_PROFILES.standard.typicalMs[0] - 4 * 60_000);
+    expect(nextPollDelayMs({ ...noCheckpoints, mode: 'fast', elapsedMs: 5_000 })).toBe(2 * 60_000 - 5_000);
+  });
+
+  it('sees a standard task finish within a tenth of its time, in at most 10 polls up to 15 minutes and 12 up to 20', () => {
+    for (const minutes of [10, 12.5, 15, 17.5, 20]) {
+      const duration = minutes * 60_000;
+      const times = pollsUntil(duration, noCheckpoints);
+      expect(times.length).toBeLessThanOrEqual(minutes <= 15 ? 10 : 12);
+      expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
     }
-    expect(polls).toBeGreaterThan(10);
-    expect(polls).toBeLessThan(40);
   });
 
-  it('polls only as a fallback when a webhook will announce completion and no checkpoint can come', () => {
-    // Before the mode's typical end the webhook will come first: the next poll waits until then.
-    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true })).toBe(TYPICAL_MAX_DURATION_MS.standard - 60_000);
-    // After it (the webhook may be lost), slower than without a webhook.
-    const late = 30 * 60_000;
-    expect(nextPollDelayMs({ ...base, elapsedMs: late, webhookConfigured: true })).toBe(nextPollDelayMs({ ...base, elapsedMs: late }) * WEBHOOK_FALLBACK_FACTOR);
+  it('sees fast and heavy tasks of typical durations finish within a tenth of their time', () => {
+    for (const [mode, minutes] of [['fast', 2], ['fast', 3], ['fast', 5], ['heavy', 30], ['heavy', 45], ['heavy', 90]] as const) {
+      const duration = minutes * 60_000;
+      const times = pollsUntil(duration, { ...noCheckpoints, mode });
+      expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
+    }
   });
 
-  it('makes a fast task with a webhook cost two status polls when it ends on time', () => {
-    // Polls: one right after the create; the next would be at 5 minutes; the webhook at 3 minutes wakes the second.
-    expect(nextPollDelayMs({ ...base, mode: 'fast', elapsedMs: 1_000, webhookConfigured: true })).toBe(TYPICAL_MAX_DURATION_MS.fast - 1_000);
-    expect(nextPollDelayMs({ ...base, mode: 'fast', elapsedMs: 1_000, webhookConfigured: true, overrides: { webhookFirstFallbackMs: 10_000 } })).toBe(WEBHOOK_FALLBACK_FACTOR * POLL_PROFILES.fast.initialDelayMs);
+  it('needs at most 3 status reads for a 15-minute task with a webhook: after creation, maybe one fallback, and after the webhook', () => {
+    const beforeWebhook = pollsUntil(15 * 60_000, { ...noCheckpoints, webhookConfigured: true }).filter((time) => time < 15 * 60_000);
+    expect(beforeWebhook.length + 1).toBeLessThanOrEqual(3);
+    // A lost webhook is caught at the longest typical duration.
+    expect(nextPollDelayMs({ ...noCheckpoints, webhookConfigured: true })).toBe(POLL_PROFILES.standard.typicalMs[1]);
+  });
+
+  it('polls only as a fallback, four times slower, when a webhook will announce completion and the quiet time is over', () => {
+    const elapsedMs = 25 * 60_000;
+    const withoutWebhook = nextPollDelayMs({ ...noCheckpoints, elapsedMs });
+    expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs, webhookConfigured: true })).toBe(withoutWebhook * WEBHOOK_FALLBACK_FACTOR);
+  });
+
+  it('scales the quiet time with an overridden initial delay (a faster service clock)', () => {
+    expect(quietUntilMs('standard', false, { initialDelayMs: POLL_PROFILES.standard.initialDelayMs / 100 })).toBe(6_000);
+    expect(quietUntilMs('heavy', true)).toBe(90 * 60_000);
   });
 
   it('keeps polling at the normal pace with a webhook while checkpoints are ahead (they send no webhook)', () => {

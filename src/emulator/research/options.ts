@@ -5,23 +5,23 @@ const MINUTE = 60_000;
 /** Webhook delivery settings and faults (all times in emulator-clock milliseconds unless noted). */
 export const webhookOptions = z.strictObject({
   /** Attempts per webhook before it counts as failed (the first try included). */
-  maxAttempts: z.int().min(1).max(10).default(4),
+  maxAttempts: z.int('must be an integer').min(1, 'must be from 1 to 10').max(10, 'must be from 1 to 10').default(4),
   /** Wait before the second attempt; doubles for each later one. */
-  backoffMs: z.number().nonnegative().default(30_000),
+  backoffMs: z.number().nonnegative('must be at least 0').default(30_000),
   /** Real-time limit of one HTTP attempt (network I/O is real even when the clock is fake). */
-  attemptTimeoutMs: z.number().positive().default(10_000),
+  attemptTimeoutMs: z.number().positive('must be more than 0').default(10_000),
   /** Share of webhooks never sent. */
-  loss: z.number().min(0).max(1).default(0),
+  loss: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(0),
   /** Share of webhooks delivered twice (same `delivery_id`, fresh signature). */
-  duplicate: z.number().min(0).max(1).default(0),
+  duplicate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(0),
   /** Extra delay before the first attempt. */
-  delayMs: z.number().nonnegative().default(0),
+  delayMs: z.number().nonnegative('must be at least 0').default(0),
   /** Hold webhooks and release them newest first, so receivers see them out of order. */
   reorder: z.boolean().default(false),
   /** How many held webhooks trigger a release when `reorder` is on. */
-  reorderWindow: z.int().min(2).default(3),
+  reorderWindow: z.int('must be an integer').min(2, 'must be at least 2 (one webhook cannot be out of order)').default(3),
   /** Longest a held webhook waits for its window to fill. */
-  reorderHoldMs: z.number().positive().default(60_000),
+  reorderHoldMs: z.number().positive('must be more than 0').default(60_000),
 });
 /** Webhook settings with defaults applied. */
 export type WebhookOptions = z.output<typeof webhookOptions>;
