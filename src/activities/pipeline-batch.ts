@@ -7,7 +7,7 @@ import type { PipelineItemRecord } from '../workflows/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { heartbeat } from './context';
 import { checkedKeyPrefix, invalidInput } from './errors';
-import { itemRecordKey, keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
+import { itemRecordKey, keyOf, readItemRecord, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
 import type { ArtifactRef, CollectedBatchTask, StoredOutputs } from './types';
 
 /** Most tasks one service batch of a pipeline run gets; a longer input runs as several batches, one after another. */
@@ -112,15 +112,7 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
     return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
   }
 
-  async function previousRecord(prefix: string, key: string): Promise<PipelineItemRecord | undefined> {
-    const ref = await store.stat(itemRecordKey(prefix, key));
-    if (!ref) return undefined;
-    try {
-      return JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as PipelineItemRecord;
-    } catch {
-      return undefined;
-    }
-  }
+  const previousRecord = (prefix: string, key: string) => readItemRecord(store, prefix, key);
 
   const writeRecord = async (prefix: string, record: PipelineItemRecord): Promise<void> => {
     await store.put(itemRecordKey(prefix, record.key), `${JSON.stringify(record, null, 2)}\n`, 'application/json');

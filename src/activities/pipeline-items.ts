@@ -8,6 +8,7 @@ import { renderItemRequest, type ItemRequest } from '../pipelines/render-item';
 import type { ItemCursor, ItemSource, KeyedItem, PipelineDefinition, RunContext, SourceItem } from '../pipelines/types';
 import type { PipelineItemOutcome, PipelineItemRecord, PlannedItem, PlannedPage, RunParams } from '../workflows/pipeline-types';
 import type { ActivityDeps } from './deps';
+import type { ArtifactStore } from './store';
 import { callOptions, heartbeat } from './context';
 import { callService, checkedKeyPrefix, invalidInput, rethrowAsFailure } from './errors';
 
@@ -48,6 +49,17 @@ export interface RecordPipelineItemsInput {
   records: PipelineItemRecord[];
 }
 
+/** The record an earlier execution of a run left for an item, if any (an unreadable one counts as none). */
+export async function readItemRecord(store: ArtifactStore, prefix: string, key: string): Promise<PipelineItemRecord | undefined> {
+  const ref = await store.stat(itemRecordKey(prefix, key));
+  if (!ref) return undefined;
+  try {
+    return JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as PipelineItemRecord;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The template context of a run. */
 export function runContext(run: Pick<PipelineRunRef, 'definition' | 'params' | 'runKey' | 'runDate'>): RunContext {
   return { params: run.params, pipeline: { name: run.definition.name }, run: { key: run.runKey, date: run.runDate } };
@@ -81,16 +93,7 @@ export async function readSourcePage(source: ItemSource, cursor: ItemCursor | un
 export function pipelineItemActivities(deps: ActivityDeps) {
   const { api, store } = deps;
 
-  /** A record an earlier execution of the run left, if any. */
-  async function previousRecord(prefix: string, key: string): Promise<PipelineItemRecord | undefined> {
-    const ref = await store.stat(itemRecordKey(prefix, key));
-    if (!ref) return undefined;
-    try {
-      return JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as PipelineItemRecord;
-    } catch {
-      return undefined;
-    }
-  }
+  const previousRecord = (prefix: string, key: string) => readItemRecord(store, prefix, key);
 
   /**
    * Reads one page of the run's input from `cursor` and plans each item: its key, its request rendered

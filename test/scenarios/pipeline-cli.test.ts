@@ -6,15 +6,11 @@ import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
 import type { PipelineRunResult, PipelineRunState } from '../../src/workflows/pipeline-types';
 import type { ResearchTaskState } from '../../src/workflows/types';
+import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
 import { companies } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text) }, out: () => out.join(''), err: () => err.join('') };
-}
 
 /**
  * The operator commands end to end on a run: what `rp pause | resume | status | respond | budget |

@@ -8,6 +8,7 @@ import { scheduleActionCommand, scheduleSyncCommand } from '../../src/commands/s
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
 import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
@@ -30,11 +31,6 @@ start_rate_per_second: 50
 budget_usd: 5
 ${schedule}`;
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text) }, out: () => out.join(''), err: () => err.join('') };
-}
 
 describeScenarios('pipeline entry points', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
