@@ -1,4 +1,4 @@
-import { log } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { ResearchApiError, type AnswerRequest, type ContentsRequest, type PreviewWorkflowRequest, type SearchRequest } from '../api';
 import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { InputError } from '../pipelines/input-file';
@@ -7,10 +7,12 @@ import { readItems } from '../pipelines/read-items';
 import { renderItemRequest, type ItemRequest } from '../pipelines/render-item';
 import type { ItemCursor, ItemSource, KeyedItem, PipelineDefinition, RunContext, SourceItem } from '../pipelines/types';
 import type { PipelineItemOutcome, PipelineItemRecord, PlannedItem, PlannedPage, RunParams } from '../workflows/pipeline-types';
+import { FailureType } from '../workflows/failures';
 import type { ActivityDeps } from './deps';
 import type { ArtifactStore } from './store';
 import { callOptions, heartbeat } from './context';
-import { callService, checkedKeyPrefix, invalidInput, rethrowAsFailure } from './errors';
+import { createOutcomeOf } from './create-outcome';
+import { checkedKeyPrefix, invalidInput, rethrowAsFailure } from './errors';
 
 /** Where a run's item record lives. */
 export const itemRecordKey = (prefix: string, key: string): string => `${prefix}/items/${key}.json`;
@@ -57,6 +59,28 @@ export async function readItemRecord(store: ArtifactStore, prefix: string, key: 
     return JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as PipelineItemRecord;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A paid call whose answer was lost on the way (a time-out, a dropped connection, a stream cut short)
+ * may have been charged, and these calls have no idempotency key: the failure says so and is not
+ * retried here, so the run counts the price and retries the item within its budget. Anything else is
+ * classified as usual (5xx and 429 are answered before any charge and retried by the activity).
+ */
+function throwPaidCallFailure(error: unknown): never {
+  // A connection never made (refused, unknown host, connect time-out) sent nothing: that stays retryable.
+  if (error instanceof ResearchApiError && (error.kind === 'timeout' || error.kind === 'network') && createOutcomeOf(error) === 'unknown') {
+    throw ApplicationFailure.create({ type: FailureType.PossiblyCharged, nonRetryable: true, message: `the answer was lost after the request was sent, so it may have been charged: ${error.message}` });
+  }
+  return rethrowAsFailure(error);
+}
+
+async function paidCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    return throwPaidCallFailure(error);
   }
 }
 
@@ -166,12 +190,12 @@ export function pipelineItemActivities(deps: ActivityDeps) {
     switch (request.kind) {
       case 'answer': stored = await answer(request.request); break;
       case 'search': {
-        const response = await callService(() => api.search(request.request as SearchRequest, callOptions()));
+        const response = await paidCall(() => api.search(request.request as SearchRequest, callOptions()));
         stored = { kind: 'search', output: response.results, costUsd: response.total_deduction_dollars };
         break;
       }
       case 'contents': {
-        const response = await callService(() => api.contents(request.request as ContentsRequest, callOptions()));
+        const response = await paidCall(() => api.contents(request.request as ContentsRequest, callOptions()));
         const costUsd = response.total_cost_dollars ?? response.results.reduce((sum, result) => sum + (result.status === 'success' ? (result.price ?? 0) : 0), 0);
         stored = { kind: 'contents', output: response.results, costUsd };
         break;
@@ -194,7 +218,7 @@ export function pipelineItemActivities(deps: ActivityDeps) {
         heartbeat({ characters: text.length });
       }
     } catch (error) {
-      rethrowAsFailure(error);
+      throwPaidCallFailure(error);
     }
     let output: unknown = text;
     if (request.structured_output) {

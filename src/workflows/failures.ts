@@ -21,6 +21,12 @@ export const FailureType = {
   InvalidResponse: 'ResearchInvalidResponse',
   /** The service refused an action in the task's current state (late instruction, cancel after completion). */
   Refused: 'ResearchActionRefused',
+  /**
+   * A paid Answer, Search or Contents call was sent but its answer was lost (a time-out, a dropped
+   * connection): it may have been charged. The run counts the item's reserved price as spent and
+   * retries it through the budget, instead of paying again unseen.
+   */
+  PossiblyCharged: 'ResearchPossiblyCharged',
   /** A paid create was sent but no answer came back: reconcile before any retry. */
   CreateOutcomeUnknown: 'ResearchCreateOutcomeUnknown',
   /** The research task itself ended in `failed`. */
@@ -44,5 +50,6 @@ export const NON_RETRYABLE_FAILURE_TYPES: readonly FailureType[] = [
   FailureType.InvalidResponse,
   FailureType.Refused,
   FailureType.CreateOutcomeUnknown,
+  FailureType.PossiblyCharged,
   FailureType.InvalidInput,
 ];

@@ -143,7 +143,9 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     } catch (error) {
       if (isCancellation(error)) return { status: 'cancelled', costUsd: 0 };
       if (failureType(error) === FailureType.CreditsExhausted) return { status: 'credits_exhausted' };
-      return { status: 'failed', costUsd: 0, error: failureMessage(error), failureType: failureType(error) };
+      // A call that may have been charged costs its reserved price: the ledger never counts less than was paid.
+      const costUsd = failureType(error) === FailureType.PossiblyCharged ? item.reserveUsd : 0;
+      return { status: 'failed', costUsd, error: failureMessage(error), failureType: failureType(error) };
     }
   }
 
