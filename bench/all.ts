@@ -2,27 +2,21 @@
 // Temporal dev server, printed as one table with each figure beside its baseline from the same process.
 // Arguments (optional): fan-out items (default 1,000), emulator speed for the poll bench (30), the
 // service's requests per second for the rate-limit bench (10).
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { openTemporalServer } from '../src/temporal/server';
 import { runFanoutBench } from './pipeline-fanout';
-import { PRECISE_TIMERS, runPollingBench } from './polling';
+import { runPollingBench } from './polling';
 import { runRateLimitBench } from './rate-limit';
-import { log, positiveArg, printTable, runIfEntry } from './table';
+import { positiveArg, printTable, runIfEntry, withBenchServer } from './table';
 
 runIfEntry(module, async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const fanoutItems = positiveArg(0, 'fan-out items', 1_000, true);
   const speed = positiveArg(1, 'emulator speed', 30);
   const perSecond = positiveArg(2, 'requests per second', 10, true);
   const started = Date.now();
-  const server = await openTemporalServer({ allowInstall: true, devServerArgs: PRECISE_TIMERS, log });
-  try {
+  await withBenchServer({ preciseTimers: true }, async (server) => {
     const polling = await runPollingBench(server, { speed });
     const fanout = await runFanoutBench(server, { items: fanoutItems });
     const rate = await runRateLimitBench(server, { perSecond });
     printTable([...polling, ...fanout.rows, ...rate]);
     process.stdout.write(`(all figures measured in this process, ${((Date.now() - started) / 1000).toFixed(0)} s; see bench/README.md for what each means)\n`);
-  } finally {
-    await server.close();
-  }
+  });
 });

@@ -6,15 +6,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { ResearchClient } from '../src/api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
 import { startEmulator } from '../src/emulator/server';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
-import { openTemporalServer, type TemporalServer } from '../src/temporal/server';
+import { type TemporalServer } from '../src/temporal/server';
 import type { PipelineRunInput, PipelineRunResult } from '../src/workflows/pipeline-types';
 import { chainHistories, largestPayloadIn } from '../test/support/server/history';
-import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table';
+import { log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 
 interface Figures {
   seconds: number;
@@ -106,15 +106,11 @@ export async function runFanoutBench(server: TemporalServer, options: { items?: 
 }
 
 runIfEntry(module, async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const items = positiveArg(0, 'items', Number(process.env.BENCH_ITEMS ?? 10_000), true);
   const window = positiveArg(1, 'window', 50, true);
-  const server = await openTemporalServer({ allowInstall: true, log });
-  try {
+  await withBenchServer({ preciseTimers: false }, async (server) => {
     const { pipeline, bare, rows } = await runFanoutBench(server, { items, window });
     printTable(rows);
     process.stdout.write(`pipeline items/s vs bare loop: ${(pipeline.itemsPerSecond / bare.itemsPerSecond).toFixed(2)}; wall time ${pipeline.seconds.toFixed(1)} s vs ${bare.seconds.toFixed(1)} s\n`);
-  } finally {
-    await server.close();
-  }
+  });
 });

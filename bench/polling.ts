@@ -8,24 +8,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { ResearchClient } from '../src/api';
 import type { ResearchMode, Task } from '../src/api/schemas';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server';
-import { openTemporalServer, type TemporalServer } from '../src/temporal/server';
+import { type TemporalServer } from '../src/temporal/server';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../src/workflows/polling';
 import type { ResearchTaskResult } from '../src/workflows/types';
 import { buildIntake } from '../src/intake/server';
-import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table';
+import { log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 
 /** The official clients wait this long between status reads. */
 const FIXED_INTERVAL_MS = 5_000;
 const MODES: readonly ResearchMode[] = ['fast', 'standard', 'heavy'];
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-
-/** `temporal server start-dev` fires timers up to a second late unless told otherwise; the bench's clock runs fast. */
-export const PRECISE_TIMERS = ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="5ms"'];
 
 type Variant = 'webhook' | 'polling' | 'fixed 5 s loop';
 
@@ -182,13 +179,9 @@ function rowsOf(all: readonly TaskFigures[], speed: number): BenchRow[] {
 }
 
 runIfEntry(module, async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const speed = positiveArg(0, 'emulator speed', 30);
   const perCell = positiveArg(1, 'tasks per mode and variant', 2, true);
-  const server = await openTemporalServer({ allowInstall: true, devServerArgs: PRECISE_TIMERS, log });
-  try {
+  await withBenchServer({ preciseTimers: true }, async (server) => {
     printTable(await runPollingBench(server, { speed, perCell }));
-  } finally {
-    await server.close();
-  }
+  });
 });

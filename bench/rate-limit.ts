@@ -7,14 +7,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { ResearchClient } from '../src/api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
 import { startEmulator } from '../src/emulator/server';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
-import { openTemporalServer, type TemporalServer } from '../src/temporal/server';
+import { type TemporalServer } from '../src/temporal/server';
 import type { PipelineRunInput, PipelineRunResult } from '../src/workflows/pipeline-types';
-import { log, positiveArg, printTable, runIfEntry, type BenchRow } from './table';
+import { log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 
 interface RunFigures {
   seconds: number;
@@ -106,13 +106,9 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
 }
 
 runIfEntry(module, async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const perSecond = positiveArg(0, 'requests per second', 10, true);
   const items = positiveArg(1, 'items', perSecond * 20, true);
-  const server = await openTemporalServer({ allowInstall: true, log });
-  try {
+  await withBenchServer({ preciseTimers: false }, async (server) => {
     printTable(await runRateLimitBench(server, { perSecond, items }));
-  } finally {
-    await server.close();
-  }
+  });
 });

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { openTemporalServer, PRECISE_TIMER_ARGS, type TemporalServer } from '../src/temporal/server';
 
 // The one table every benchmark prints into: each figure beside its baseline (measured in the same
 // process) and its goal.
@@ -47,4 +49,18 @@ export function positiveArg(index: number, name: string, fallback: number, integ
     throw new Error(`argument ${index + 1} (${name}) must be a positive ${integer ? 'integer' : 'number'}, got "${text}"`);
   }
   return value;
+}
+
+/**
+ * Runs `measure` on a Temporal server found or started as the tests do (precise timers when the bench
+ * runs a fast service clock against the workflows' timers), with the SDK quiet, and stops the server.
+ */
+export async function withBenchServer(options: { preciseTimers?: boolean }, measure: (server: TemporalServer) => Promise<void>): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const server = await openTemporalServer({ allowInstall: true, log, ...(options.preciseTimers ? { devServerArgs: PRECISE_TIMER_ARGS } : {}) });
+  try {
+    await measure(server);
+  } finally {
+    await server.close();
+  }
 }

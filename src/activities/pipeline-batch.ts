@@ -3,7 +3,9 @@ import { estimateItem } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderBatchConfig, renderItemRequest } from '../pipelines/render-item';
 import type { ItemCursor, KeyedItem } from '../pipelines/types';
-import type { PipelineItemRecord } from '../workflows/pipeline-types';
+import { addUsd, fitsBudget, reserve } from '../workflows/pipeline-budget';
+import { keepLast } from '../workflows/pipeline-progress';
+import type { BudgetLedger, PipelineItemRecord } from '../workflows/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { heartbeat } from './context';
 import { checkedKeyPrefix, invalidInput } from './errors';
@@ -13,6 +15,8 @@ import type { ArtifactRef, CollectedBatchTask, StoredOutputs } from './types';
 /** Most tasks one service batch of a pipeline run gets; a longer input runs as several batches, one after another. */
 export const MAX_TASKS_PER_PIPELINE_BATCH = 10_000;
 const READ_PAGE = 500;
+/** Problems and failures a round reports (the last ones; every one is in its item's record). */
+const MAX_PROBLEMS = 10;
 
 /** Where the items of a batch round come from: the input from a cursor, or the failed tasks of the round before. */
 export type BatchRoundSource =
@@ -90,10 +94,6 @@ interface RoundItem {
 
 const roundKey = (prefix: string, round: number, name: string): string => `${prefix}/batch-rounds/${round}-${name}.jsonl`;
 const lines = (values: unknown[]): string => values.map((value) => `${JSON.stringify(value)}\n`).join('');
-const keepLast = <T>(list: T[], value: T, size = 10): void => {
-  list.push(value);
-  if (list.length > size) list.shift();
-};
 
 /** How a collected batch task ends as a pipeline item. */
 export function batchItemStatus(task: CollectedBatchTask | undefined, cancelled: boolean): 'completed' | 'failed' | 'cancelled' {
@@ -139,22 +139,25 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
     const tasks: Array<{ id: string; query: string }> = [];
     const items: RoundItem[] = [];
     const taken = new Set<string>();
-    const problems: PreparedBatchRound['problems'] = [];
-    let reservedUsd = 0;
+    let problems: PreparedBatchRound['problems'] = [];
+    // The round's own ledger: what is left of the run's budget, and what its tasks hold.
+    let ledger: BudgetLedger = { budgetUsd: input.budgetLeftUsd, spentUsd: 0, reservedUsd: 0 };
     let read = 0;
     let reused = 0;
     let invalid = 0;
     let blockedUsd: number | undefined;
-    const micros = (usd: number): number => Math.round(usd * 1_000_000);
-    /** Whether `priceUsd` more fits; stops the round (without taking the item) when it does not. */
-    const fits = (priceUsd: number): boolean => {
-      if (micros(reservedUsd) + micros(priceUsd) <= micros(input.budgetLeftUsd)) return true;
-      blockedUsd = priceUsd;
-      return false;
+    /** Holds `priceUsd` for a task when it fits; otherwise notes the price the round stopped at. */
+    const hold = (priceUsd: number): boolean => {
+      if (!fitsBudget(ledger, priceUsd)) {
+        blockedUsd = priceUsd;
+        return false;
+      }
+      ledger = reserve(ledger, priceUsd);
+      return true;
     };
     const refuse = async (key: string, index: number, error: string): Promise<void> => {
       invalid += 1;
-      keepLast(problems, { key, error });
+      problems = keepLast(problems, { key, error }, MAX_PROBLEMS);
       await writeRecord(prefix, { key, index, status: 'failed', attempts: 0, costUsd: 0, error, finishedAt: Date.now() });
     };
 
@@ -167,8 +170,7 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
         const item = queued[position] as RoundItem;
         const task = queries[position] as { id: string; query: string };
         const price = estimateItem({ kind: 'batch', task, ...(batch.mode ? { mode: batch.mode } : {}) }).usd;
-        if (!fits(price)) break;
-        reservedUsd += price;
+        if (!hold(price)) break;
         tasks.push(task);
         items.push(item);
       }
@@ -191,7 +193,7 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
         } else if (taken.has(key)) {
           // The first item with this key owns its record; the repeat is counted and named, not run.
           invalid += 1;
-          keepLast(problems, { key, error: `${item.where}: item key "${key}" repeats an earlier item's key (keys must be unique within a run)` });
+          problems = keepLast(problems, { key, error: `${item.where}: item key "${key}" repeats an earlier item's key (keys must be unique within a run)` }, MAX_PROBLEMS);
         } else if ((await previousRecord(prefix, key))?.status === 'completed') {
           reused += 1;
         } else {
@@ -207,8 +209,7 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
             continue;
           }
           const price = estimateItem({ kind: 'batch', task, ...(batch.mode ? { mode: batch.mode } : {}) }).usd;
-          if (!fits(price)) break;
-          reservedUsd += price;
+          if (!hold(price)) break;
           taken.add(key);
           tasks.push(task);
           items.push({ key, index: item.index, attempts: 1 });
@@ -229,18 +230,13 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
     return finishRound(next, exhausted);
 
     async function finishRound(next: BatchRoundSource, exhausted: boolean): Promise<PreparedBatchRound> {
-      if (tasks.length === 0) {
-        return { batch: batch!, reservedUsd: 0, read, reused, invalid, problems, next, exhausted, ...(blockedUsd !== undefined && !exhausted ? { blockedUsd } : {}) };
-      }
+      const round = { batch: batch!, read, reused, invalid, problems, next, exhausted, ...(blockedUsd !== undefined && !exhausted ? { blockedUsd } : {}) };
+      if (tasks.length === 0) return { ...round, reservedUsd: 0 };
       const [tasksRef] = await Promise.all([
         store.put(roundKey(prefix, input.round, 'tasks'), lines(tasks), 'application/x-ndjson'),
         store.put(roundKey(prefix, input.round, 'items'), lines(items), 'application/x-ndjson'),
       ]);
-      return {
-        batch: batch!, tasksRef: { key: tasksRef.key, count: tasks.length }, itemsKey: roundKey(prefix, input.round, 'items'),
-        reservedUsd: Math.round(reservedUsd * 1_000_000) / 1_000_000, read, reused, invalid, problems, next, exhausted,
-        ...(blockedUsd !== undefined && !exhausted ? { blockedUsd } : {}),
-      };
+      return { ...round, tasksRef: { key: tasksRef.key, count: tasks.length }, itemsKey: roundKey(prefix, input.round, 'items'), reservedUsd: ledger.reservedUsd };
     }
   }
 
@@ -259,12 +255,11 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
     const summary: RecordedBatchRound = { completed: 0, failed: 0, cancelled: 0, costUsd: 0, failures: [] };
     const retryItems: RoundItem[] = [];
     const retryTasks: Array<{ id: string; query: string }> = [];
-    let micros = 0;
     for (const [position, item] of items.entries()) {
       const task = collected.get(item.key);
       const status = batchItemStatus(task, input.cancelled);
       const costUsd = task?.cost ?? 0;
-      micros += Math.round(costUsd * 1_000_000);
+      summary.costUsd = addUsd(summary.costUsd, costUsd);
       const error = status === 'completed' ? undefined
         : task ? (task.error ?? `the service reported the task ${task.status}`)
           : (input.batchError ?? (input.cancelled ? 'the run was cancelled before the batch finished this task' : 'the batch did not report this task'));
@@ -283,11 +278,10 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
         retryTasks.push(queries[position]!);
       } else {
         summary[status] += 1;
-        if (status === 'failed') keepLast(summary.failures, { key: item.key, error: error!, attempts: item.attempts });
+        if (status === 'failed') summary.failures = keepLast(summary.failures, { key: item.key, error: error!, attempts: item.attempts }, MAX_PROBLEMS);
       }
       if (position % 200 === 199) heartbeat({ round: input.round, recorded: position + 1 });
     }
-    summary.costUsd = micros / 1_000_000;
     if (retryItems.length > 0) {
       const itemsRef = await store.put(roundKey(prefix, input.round, 'retry-items'), lines(retryItems), 'application/x-ndjson');
       const tasksRef = await store.put(roundKey(prefix, input.round, 'retry-tasks'), lines(retryTasks), 'application/x-ndjson');

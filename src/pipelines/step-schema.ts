@@ -37,21 +37,18 @@ export const workflowStep = z.strictObject({
   hitl: hitlConfig.optional(),
 }).meta({ description: 'One run of a service workflow per item (workflow_id and workflow_params on task creation)' });
 
-/** `answer`: a grounded answer per item; with `structured_output`, seconds instead of minutes for simple questions. */
-export const answerStep = z.strictObject({
-  ...answerRequest.shape,
+/** The fields of Answer and Search that a step may template: the query and its date range. */
+const templatedQuery = {
   query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
   start_date: dateOrTemplate.optional(),
   end_date: dateOrTemplate.optional(),
-}).meta({ description: 'One Answer request per item (spec 2.3)' });
+};
+
+/** `answer`: a grounded answer per item; with `structured_output`, seconds instead of minutes for simple questions. */
+export const answerStep = z.strictObject({ ...answerRequest.shape, ...templatedQuery }).meta({ description: 'One Answer request per item (spec 2.3)' });
 
 /** `search`: one search per item, for cheap collection. */
-export const searchStep = z.strictObject({
-  ...searchRequest.shape,
-  query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
-  start_date: dateOrTemplate.optional(),
-  end_date: dateOrTemplate.optional(),
-}).meta({ description: 'One Search request per item (spec 2.1)' });
+export const searchStep = z.strictObject({ ...searchRequest.shape, ...templatedQuery }).meta({ description: 'One Search request per item (spec 2.1)' });
 
 /** `contents`: extract up to 10 URLs per item. */
 export const contentsStep = z.strictObject({

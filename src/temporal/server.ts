@@ -22,6 +22,12 @@ export interface TemporalServer {
   close(): Promise<void>;
 }
 
+/**
+ * Dev server arguments for exact timers: the dev server batches timers and fires them up to a second
+ * late, which distorts poll schedules run on a fast service clock (tests, benchmarks).
+ */
+export const PRECISE_TIMER_ARGS: readonly string[] = ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="5ms"'];
+
 /** How {@link openTemporalServer} may find or start a server. */
 export interface OpenTemporalOptions {
   env?: NodeJS.ProcessEnv;
@@ -188,7 +194,8 @@ async function registerWanted(connection: Connection, namespace: string, wanted:
   if (added.length > 0) log(`registered search attributes on namespace ${namespace}: ${added.join(', ')}`);
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on loopback (asked of the OS, then released). */
+export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
     const probe = createServer();

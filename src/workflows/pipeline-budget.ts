@@ -4,6 +4,11 @@ import type { BudgetLedger, BudgetRaise } from './pipeline-types';
 const micros = (usd: number): number => Math.round(usd * 1_000_000);
 const usd = (value: number): number => value / 1_000_000;
 
+/** `a + b` in USD, added in whole micro-dollars so many small amounts never drift. */
+export function addUsd(a: number, b: number): number {
+  return usd(micros(a) + micros(b));
+}
+
 /** USD still free to reserve: the budget less what was spent and what in-flight items hold. */
 export function availableUsd(ledger: BudgetLedger): number {
   return usd(micros(ledger.budgetUsd) - micros(ledger.spentUsd) - micros(ledger.reservedUsd));

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -10,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { Writable } from 'node:stream';
 import { configSecrets, createLogger } from '../../src/logging';
+import { freePort } from '../../src/temporal/server';
 import { runWorker } from '../../src/worker';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
 import type { ResearchTaskInput, ResearchTaskResult } from '../../src/workflows/types';
@@ -22,17 +22,6 @@ const server = testServer();
 const SPEED = 120;
 const SECRET_QUERY = `Confidential: Acme Corp acquisition target ${randomUUID()}`;
 const CODEC_TOKEN = 'codec-token-for-the-ui-0123456789';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const scale = (ms: number) => Math.max(1, Math.round(ms / SPEED));
 const polling: ResearchTaskInput['polling'] = {

@@ -1,15 +1,10 @@
-import { openTemporalServer, type TemporalServer } from '../../src/temporal/server';
+import { openTemporalServer, PRECISE_TIMER_ARGS, type TemporalServer } from '../../src/temporal/server';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import { SERVER_VARIABLE, type TestServerInfo } from './server/test-server';
 
 /** The server this run started (global setup and teardown share the process). */
 export const running: { server?: TemporalServer } = ((globalThis as { __rpTemporal?: { server?: TemporalServer } }).__rpTemporal ??= {});
 
-/**
- * The dev server fires timers up to a second late (it batches them); scenarios run emulator time many
- * times faster than real time and poll every few hundred milliseconds, so they need precise timers.
- */
-const PRECISE_TIMERS = ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="5ms"'];
 
 /**
  * Jest global setup: finds or starts one Temporal server for the whole run (see openTemporalServer;
@@ -21,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let info: TestServerInfo;
   try {
-    const server = await openTemporalServer({ allowInstall: true, ui: true, searchAttributes: RESEARCH_SEARCH_ATTRIBUTES, devServerArgs: PRECISE_TIMERS, log });
+    const server = await openTemporalServer({ allowInstall: true, ui: true, searchAttributes: RESEARCH_SEARCH_ATTRIBUTES, devServerArgs: PRECISE_TIMER_ARGS, log });
     running.server = server;
     info = { available: true, address: server.address, namespace: server.namespace, ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}) };
     log(`\nWorkflow scenarios run on the Temporal server at ${server.address} (${server.source})`);
