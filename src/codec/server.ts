@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import { matchesAnyDigest, secretDigest } from '../shared/secret-compare';
 import { bodyProblem, codecRequestSchema, fromJsonPayload, toJsonPayload } from './server-protocol';
 
 /** Options of {@link codecRoutes}. */
@@ -34,9 +34,9 @@ export const codecRoutes: FastifyPluginAsync<CodecRoutesOptions> = async (app, o
     credentials: true,
     maxAge: 600,
   });
-  const expected = options.token === undefined ? undefined : digest(`Bearer ${options.token}`);
+  const expected = options.token === undefined ? undefined : secretDigest(`Bearer ${options.token}`);
   app.addHook('preHandler', async (request, reply) => {
-    if (expected && !timingSafeEqual(digest(request.headers.authorization ?? ''), expected)) {
+    if (expected && !matchesAnyDigest(secretDigest(request.headers.authorization ?? ''), [expected])) {
       return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'authorization: a valid bearer token is required' });
     }
     const namespace = request.headers['x-namespace'];
@@ -65,7 +65,6 @@ export function isLoopbackOrigin(origin: string): boolean {
   return /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin);
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /** Options of {@link startCodecServer}. */
 export interface CodecServerOptions extends CodecRoutesOptions {

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { matchesAnyDigest, secretDigest } from '../shared/secret-compare';
 import { IntakeError } from './errors';
 
 /**
@@ -8,15 +8,12 @@ import { IntakeError } from './errors';
  * position of a match shows in the timing.
  */
 export function bearerAuthenticator(tokens: readonly string[]): (request: FastifyRequest) => Promise<void> {
-  const digests = tokens.map((token) => createHash('sha256').update(token).digest());
+  const digests = tokens.map(secretDigest);
   return async (request) => {
     if (digests.length === 0) throw new IntakeError(401, 'the app-event routes are disabled: the intake has no bearer tokens configured (INTAKE_TOKENS)', 'unauthorized');
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer ([\x21-\x7e]+)$/i.exec(header.trim()) : null;
     if (!match) throw new IntakeError(401, 'send Authorization: Bearer <token>', 'unauthorized');
-    const given = createHash('sha256').update(match[1]!).digest();
-    let found = false;
-    for (const digest of digests) found = timingSafeEqual(given, digest) || found;
-    if (!found) throw new IntakeError(401, 'the bearer token is not valid', 'unauthorized');
+    if (!matchesAnyDigest(secretDigest(match[1]!), digests)) throw new IntakeError(401, 'the bearer token is not valid', 'unauthorized');
   };
 }
