@@ -173,7 +173,7 @@ step:
 concurrency: 5
 start_rate_per_second: 50
 budget_usd: ${budgetUsd}
-retries: 4
+retries: 8
 `, world, { runKey: 'faults' });
     const started = Date.now();
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reliability-answers/faults', args: [input] });
