@@ -1,7 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+
+import { writeDeleteBeforeStoreWorkflow } from './reordered-workflow';
 
 const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
 const WORKFLOWS = require.resolve('../../src/workflows');
@@ -24,7 +26,12 @@ describe('recorded histories replay on today\'s workflow code', () => {
 
   it('has recorded histories of the main scenarios to replay', async () => {
     const names = (await fixtures()).map(({ workflowId }) => workflowId);
-    expect(names).toEqual(expect.arrayContaining(['task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'batch-250', 'pipeline-run', 'pipeline-batch']));
+    expect(names).toEqual(expect.arrayContaining([
+      'task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'task-credits-wait', 'task-operator-wait',
+      'task-resolve-create', 'task-delete-after', 'batch-250', 'batch-by-reference', 'pipeline-run', 'pipeline-batch', 'pipeline-continue-as-new',
+      'pipeline-answer-retries', 'pipeline-pause-cancel', 'pipeline-credits-wait', 'pipeline-budget-raise', 'pipeline-checkpoint-wait',
+      'pipeline-synthesis', 'pipeline-contents',
+    ]));
   });
 
   it('replays every recorded history without a determinism error', async () => {
@@ -41,5 +48,20 @@ describe('recorded histories replay on today\'s workflow code', () => {
     const changed = path.join(__dirname, 'changed-workflows.ts');
     for await (const result of Worker.runReplayHistories({ workflowsPath: changed, replayName: 'changed' }, [poll!])) results.push(result);
     expect(results[0]?.error).toBeInstanceOf(DeterminismViolationError);
+  });
+
+  it('catches two calls swapped: the task deleted at the service before its outputs are stored', async () => {
+    const [deleted] = (await fixtures()).filter(({ workflowId }) => workflowId === 'task-delete-after');
+    expect(deleted).toBeDefined();
+    // Inside the project, so the copy's package imports resolve as the original's do.
+    const dir = await mkdtemp(path.join(__dirname, '.reordered-'));
+    try {
+      const workflowsPath = await writeDeleteBeforeStoreWorkflow(dir);
+      const results = [];
+      for await (const result of Worker.runReplayHistories({ workflowsPath, replayName: 'reordered' }, [deleted!])) results.push(result);
+      expect(results[0]?.error).toBeInstanceOf(DeterminismViolationError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -64,6 +64,7 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     expect(stats.tasksCreated).toBe(1);
     // The create after the resume is a new activity (attempt 1): it still looked for an earlier one's task first.
     expect(stats.requests['deepresearch.list']).toBeDefined();
+    await recordHistory(handle, 'task-credits-wait');
   });
 
   it('waits for an operator when the key is refused while following the task, and goes on after resume', async () => {
@@ -82,6 +83,7 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     refused = false;
     await handle.signal(resumeSignal);
     expect((await handle.result()).status).toBe('completed');
+    await recordHistory(handle, 'task-operator-wait');
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
   });
 
@@ -124,6 +126,7 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     await handle.signal(resolveCreateSignal, { adoptTaskId: made!.deepresearch_id });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', deepresearchId: made!.deepresearch_id });
+    await recordHistory(handle, 'task-resolve-create');
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
   });
 
@@ -149,6 +152,7 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     const result = await handle.result();
     expect(result.outputs.report?.bytes).toBeGreaterThan(0);
     await expect(world.api.getTask(result.deepresearchId)).rejects.toMatchObject({ status: 404 });
+    await recordHistory(handle, 'task-delete-after');
   });
 
   it('stores deliverables and the PDF while history keeps only references', async () => {

@@ -5,7 +5,7 @@ import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, research
 import { pipelineItemWorkflowId } from '../../src/workflows/ids';
 import { FailureType } from '../../src/workflows/failures';
 import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
-import { describeScenarios, WorkflowUpdateFailedError } from '../support/scenario-env';
+import { describeScenarios, recordHistory, WorkflowUpdateFailedError } from '../support/scenario-env';
 import { companies, pipelineInput } from './pipeline-world';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
@@ -40,6 +40,7 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     await expect(handle.executeUpdate(raiseBudgetUpdate, { budgetUsd: 0.2 })).rejects.toThrow(/must be more than the current budget of 0.25 USD/);
     await expect(handle.executeUpdate(raiseBudgetUpdate, { addUsd: -1 } as never)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     expect(await handle.executeUpdate(raiseBudgetUpdate, { addUsd: 0.2 })).toMatchObject({ budgetUsd: 0.45 });
+    await recordHistory(handle, 'pipeline-budget-raise');
     const result = await handle.result();
     expect(result.counts).toMatchObject({ completed: 4, failed: 0 });
     expect(result.ledger).toEqual({ budgetUsd: 0.45, spentUsd: 0.4 });
@@ -61,6 +62,7 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     }
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 0, { description: 'the answered items to stop waiting' });
     const result = await handle.result();
+    await recordHistory(handle, 'pipeline-checkpoint-wait');
     expect(result.counts).toMatchObject({ completed: 2, failed: 0 });
   });
 
@@ -87,6 +89,7 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     await env.waitUntil(async () => (await child.query(researchTaskStateQuery)).deepresearchId !== undefined, { description: 'the child to create its task' });
     await handle.cancel();
     const result = await handle.result();
+    await recordHistory(handle, 'pipeline-pause-cancel');
     expect(result.status).toBe('cancelled');
     expect(result.counts).toMatchObject({ completed: 2, cancelled: 1 });
     expect(await child.result()).toMatchObject({ status: 'cancelled' });
@@ -127,6 +130,7 @@ retries: 1
     });
     const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/answers/flaky', args: [input] });
     const result = await first.result();
+    await recordHistory(first, 'pipeline-answer-retries');
     expect(result.counts).toMatchObject({ read: 4, completed: 2, failed: 2 });
     expect(attempts).toEqual({ 'alpha': 1, 'beta': 2, 'gamma': 1 });
     const state = await first.query(pipelineRunStateQuery);
@@ -175,6 +179,7 @@ budget_usd: 5
     world.emulator.accounts.topUp(world.emulator.defaultApiKey, 10);
     await handle.signal(resumePipelineSignal);
     const result = await handle.result();
+    await recordHistory(handle, 'pipeline-credits-wait');
     expect(result.counts).toMatchObject({ completed: 6, failed: 0 });
   });
 
@@ -201,6 +206,7 @@ outputs:
 `, world, { runKey: 'synth' });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/brief/synth', args: [input] });
     const result = await handle.result();
+    await recordHistory(handle, 'pipeline-synthesis');
     expect(result.outputs.synthesis?.key).toBe('pipelines/brief/synth/results/~synthesis.json');
     const stored = JSON.parse(await readFile(fileURLToPath(result.outputs.synthesis!.uri), 'utf8')) as { output: string };
     expect(stored.output.length).toBeGreaterThan(0);

@@ -70,4 +70,31 @@ outputs:
     expect(seen.some((state) => state.etaMs !== undefined)).toBe(true);
     await recordHistory(handle, 'pipeline-run');
   });
+
+  it('runs Contents items once each, charged once at the service, and writes one line per item', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(`
+name: pages
+input:
+  items: [alpha, beta, gamma]
+  key: "{{ item }}"
+step:
+  contents:
+    urls: ["https://{{ item }}.example/about"]
+    response_length: short
+concurrency: 2
+start_rate_per_second: 50
+budget_usd: 1
+`, world, { runKey: 'extract' });
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/pages/extract', args: [input] });
+    const result = await handle.result();
+    expect(result.counts).toMatchObject({ read: 3, completed: 3, failed: 0 });
+    const stats = world.emulator.stats.snapshot();
+    expect(Object.values(stats.requests.contents ?? {}).reduce((sum, count) => sum + count, 0)).toBe(3);
+    expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - 1e-9);
+    const keys = (await text(result.outputs.files[0]!.uri)).trim().split('\n').map((line) => (JSON.parse(line) as { key: string }).key);
+    expect(keys.sort()).toEqual(['alpha', 'beta', 'gamma']);
+    await recordHistory(handle, 'pipeline-contents');
+  });
 });

@@ -79,7 +79,8 @@ export interface ScenarioHandle<R> {
   /** Number of runs in the continue-as-new chain so far. */
   runCount(): Promise<number>;
   /** The current run's history in the JSON form `temporal workflow show --output json` prints. */
-  historyJson(): Promise<unknown>;
+  /** The latest run's history, or the first run's (one that continued as new: the path a replay must cover). */
+  historyJson(run?: 'latest' | 'first'): Promise<unknown>;
 }
 
 export type { ScenarioSetup } from './scenario-setup';
@@ -132,11 +133,11 @@ export function describeScenarios(title: string, setup: ScenarioSetup, body: (ge
  * Writes a closed workflow's history to `<RP_RECORD_HISTORIES>/<name>.json` when that variable is
  * set, for the replay suite; does nothing otherwise.
  */
-export async function recordHistory(handle: ScenarioHandle<unknown>, name: string): Promise<void> {
+export async function recordHistory(handle: ScenarioHandle<unknown>, name: string, run: 'latest' | 'first' = 'latest'): Promise<void> {
   const dir = process.env[RECORD_VARIABLE];
   if (!dir) return;
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, `${name}.json`), `${JSON.stringify(await handle.historyJson())}\n`);
+  await writeFile(path.join(dir, `${name}.json`), `${JSON.stringify(await handle.historyJson(run))}\n`);
 }
 
 class ServerScenarioEnv implements ScenarioEnv {

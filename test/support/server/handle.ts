@@ -64,8 +64,10 @@ export class ServerWorkflowHandle<R> implements ScenarioHandle<R> {
     return latest?.events?.length ?? 0;
   }
 
-  async historyJson(): Promise<unknown> {
-    return JSON.parse(historyToJSON(await this.handle.fetchHistory()));
+  async historyJson(run: 'latest' | 'first' = 'latest'): Promise<unknown> {
+    if (run === 'latest') return JSON.parse(historyToJSON(await this.handle.fetchHistory()));
+    const histories = await chainHistories(this.client, this.workflowId);
+    return JSON.parse(historyToJSON(histories[histories.length - 1]!));
   }
 
   async runCount(): Promise<number> {
