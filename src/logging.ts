@@ -75,12 +75,21 @@ function scrubFields(value: Record<string, unknown>, scrub: (text: string) => st
 
 const PINO_LEVEL: Readonly<Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'>> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
+/**
+ * The workflow bundler logs webpack's whole report (every module, many kilobytes) as one INFO message at
+ * each worker start; it is debugging material, so it goes out at DEBUG. The one-line "Workflow bundle
+ * created" stays at INFO, and a report of a failed build comes at ERROR and stays there.
+ */
+function quietLevel(level: LogLevel, message: string): LogLevel {
+  return level === 'INFO' && message.includes('\n') && /\bwebpack\b.*\bcompiled\b/.test(message) ? 'DEBUG' : level;
+}
+
 /** Temporal's `Logger` on top of pino, for `Runtime.install({ logger })`: SDK, worker, workflow and activity logs. */
 export class PinoTemporalLogger implements TemporalLogger {
   constructor(private readonly pino: Logger) {}
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    this.pino[PINO_LEVEL[level] ?? 'info']({ ...meta }, message);
+    this.pino[PINO_LEVEL[quietLevel(level, message)] ?? 'info']({ ...meta }, message);
   }
 
   trace(message: string, meta?: LogMetadata): void { this.log('TRACE', message, meta); }

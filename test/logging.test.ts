@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { configSecrets, createLogger, PinoTemporalLogger } from '../src/logging';
 
@@ -48,4 +49,12 @@ describe('createLogger', () => {
       expect.objectContaining({ level: 'info', msg: 'Workflow started', workflowId: 'w1' }),
     ]);
   });
+
+  test('the workflow bundler\'s webpack report goes out at DEBUG: an INFO reader sees one short line per bundle', async () => {
+    const { lines, destination } = capture();
+    const info = createLogger({ log: { level: 'info', format: 'json' } }, { destination });
+    await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: new PinoTemporalLogger(info) });
+    expect(lines.map((line) => line.msg)).toEqual(['Workflow bundle created']);
+    expect(Math.max(...lines.map((line) => JSON.stringify(line).length))).toBeLessThan(300);
+  }, 60_000);
 });
