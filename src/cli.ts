@@ -8,6 +8,9 @@ import { isHelpExit, usageMessage, UsageError } from './commands/usage';
 import { loadConfig, ConfigError } from './config';
 import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './emulator/command';
 
+/** Where `rp dev` keeps the dev server's state unless told otherwise: beside the project's Temporal binaries (ignored by git). */
+const DEV_DATABASE_DEFAULT = '.temporal/dev-server.db';
+
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 function parsePort(value: string): number {
@@ -50,22 +53,33 @@ function buildProgram(done: (code: number) => void): Command {
       await runIntake(loadIntakeConfig(), { port, host: options.host });
       done(EXIT.ok);
     });
-  program.command('dev').description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar').action(async () => {
-    const { runDev } = await import('./dev');
-    const config = loadConfig();
-    const speed = Number(process.env.EMULATOR_SPEED ?? 60);
-    if (!(speed > 0)) throw new ConfigError([{ variable: 'EMULATOR_SPEED', message: 'must be a positive number' }]);
-    // Ctrl-C cancels the run, then stops the worker, the emulator and the dev server.
-    const interrupt = new AbortController();
-    const stop = () => interrupt.abort();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    await runDev({ artifactDir: config.artifactDir, speed, research: config.research, signal: interrupt.signal, log, progress: process.stderr, ...(config.codec ? { codec: config.codec } : {}) }).finally(() => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+  program.command('dev').description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar')
+    .option('--keep-open', 'after the run, keep the dev server, its UI and the worker up until Ctrl-C')
+    .option('--ui-only', 'start only the dev server and its UI on the kept state, to look at earlier runs again (Ctrl-C stops it)')
+    .option('--db <file>', 'where the dev server keeps its state between sessions', DEV_DATABASE_DEFAULT)
+    .option('--in-memory', 'keep the dev server\'s state in memory only (gone when rp dev exits)')
+    .action(async (options: { keepOpen?: boolean; uiOnly?: boolean; db: string; inMemory?: boolean }) => {
+      const { runDev, runDevUi } = await import('./dev');
+      const config = loadConfig();
+      const speed = Number(process.env.EMULATOR_SPEED ?? 60);
+      if (!(speed > 0)) throw new ConfigError([{ variable: 'EMULATOR_SPEED', message: 'must be a positive number' }]);
+      if (options.uiOnly && options.inMemory) throw new UsageError('--ui-only shows the kept state: it cannot be combined with --in-memory');
+      // Ctrl-C cancels the run, then stops the worker, the emulator and the dev server.
+      const interrupt = new AbortController();
+      const stop = () => interrupt.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const codec = config.codec ? { codec: config.codec } : {};
+      const database = options.inMemory ? {} : { database: options.db };
+      const session = options.uiOnly
+        ? runDevUi({ database: options.db, signal: interrupt.signal, log, ...codec })
+        : runDev({ artifactDir: config.artifactDir, speed, research: config.research, signal: interrupt.signal, log, progress: process.stderr, keepOpen: options.keepOpen === true, ...database, ...codec });
+      await session.finally(() => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      });
+      done(EXIT.ok);
     });
-    done(EXIT.ok);
-  });
   program.command('register-search-attributes')
     .description("adds the project's custom search attributes missing on TEMPORAL_NAMESPACE (a one-shot deploy job)")
     .action(async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -43,6 +44,13 @@ export interface DevOptions {
   log(line: string): void;
   /** Where the progress bar goes (a bar on a terminal, plain lines otherwise); none when unset. */
   progress?: NodeJS.WriteStream | { isTTY?: boolean; write(text: string): unknown };
+  /**
+   * The file a dev server started here keeps its histories in, so the run can be looked at again after
+   * `rp dev` exits (`rp dev --ui-only`); in memory when unset.
+   */
+  database?: string;
+  /** After the run, keep the server, its UI and the worker up until `signal` aborts (Ctrl-C). */
+  keepOpen?: boolean;
 }
 
 /** What `rp dev` did: the run's result, the checkpoints it answered, and where to look. */
@@ -82,7 +90,7 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
   try {
     codecServer = await startDevCodecServer(options.codec, log);
     const devServerArgs = codecServer ? ['--ui-codec-endpoint', codecServer.url] : [];
-    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs });
+    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs, ...(options.database ? { devServerDatabase: await prepareDatabase(options.database) } : {}) });
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
     log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     const taskQueue = `research-dev-${Date.now()}`;
@@ -152,6 +160,12 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
       log(`outputs in ${run.outputs.folderUri}`);
       for (const file of run.outputs.files) log(`  ${file.uri}`);
       log(`see it in the Temporal UI${linkOf(workflowId) || ` of ${temporal!.address}`}`);
+      if (options.keepOpen && uiUrl && !options.signal?.aborted) {
+        log('the dev server, its UI and the worker stay up: Ctrl-C stops them');
+        await new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
+      } else if (options.database && uiUrl) {
+        log(`the UI stops with rp dev; the run's history is kept in ${options.database}: \`rp dev --ui-only\` opens it again`);
+      }
       return { workflowId, run, answered, webhooksVerified: intake!.metrics.counts().verified, ...(uiUrl ? { uiUrl } : {}) };
     });
   } finally {
@@ -161,6 +175,35 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
     await codecServer?.close();
     await research.close();
   }
+}
+
+/**
+ * `rp dev --ui-only`: the dev server on `database` with its UI, and no run, until `signal` aborts: the
+ * runs of earlier `rp dev` sessions, to look at again. Resolves with the UI's address once stopped.
+ */
+export async function runDevUi(options: Pick<DevOptions, 'env' | 'codec' | 'log' | 'signal'> & { database: string }): Promise<{ uiUrl?: string; address: string }> {
+  const { log } = options;
+  const codecServer = await startDevCodecServer(options.codec, log);
+  let temporal: TemporalServer | undefined;
+  try {
+    const devServerArgs = codecServer ? ['--ui-codec-endpoint', codecServer.url] : [];
+    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs, devServerDatabase: await prepareDatabase(options.database) });
+    log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}, state in ${options.database}`);
+    log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
+    log('Ctrl-C stops the dev server and its UI');
+    if (!options.signal?.aborted) await new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
+    return { address: temporal.address, ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}) };
+  } finally {
+    await temporal?.close();
+    await codecServer?.close();
+  }
+}
+
+/** The absolute path of a dev server database, its folder made. */
+async function prepareDatabase(file: string): Promise<string> {
+  const absolute = path.resolve(file);
+  await mkdir(path.dirname(absolute), { recursive: true });
+  return absolute;
 }
 
 // The dev server's UI (on a loopback port chosen later) decodes history through this endpoint; it listens

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { parseCodecKeys } from '../src/codec';
-import { DevInterruptedError, runDev } from '../src/dev';
+import { Client, Connection } from '@temporalio/client';
+import { DevInterruptedError, runDev, runDevUi } from '../src/dev';
 
 // `rp dev` starts its own dev server (with the UI) from the first binary found, as on a fresh machine.
 const env = { PATH: process.env.PATH, ...(process.env.TEMPORAL_CLI_PATH ? { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH } : {}) };
@@ -56,6 +57,37 @@ describe('rp dev', () => {
     const address = /^Temporal server at (\S+) /m.exec(lines.join('\n'))?.[1];
     expect(address).toBeDefined();
     expect(await accepts(address!)).toBe(false);
+  });
+
+  it('keeps the run in its database after it exits, and --ui-only serves it again in the UI', async () => {
+    const database = path.join(dir, 'state', 'dev-server.db');
+    const lines: string[] = [];
+    const result = await runDev({ env, artifactDir: dir, speed: 600, database, log: (line) => lines.push(line) });
+    expect(result.run.status).toBe('completed');
+    expect(lines).toContain(`the UI stops with rp dev; the run's history is kept in ${database}: \`rp dev --ui-only\` opens it again`);
+    const stop = new AbortController();
+    const seen: string[] = [];
+    let described: Promise<string> | undefined;
+    const ui = runDevUi({ env, database, signal: stop.signal, log: (line) => {
+      seen.push(line);
+      const address = /^Temporal server at (\S+) /.exec(line)?.[1];
+      if (address) {
+        described = (async () => {
+          const connection = await Connection.connect({ address });
+          try {
+            return (await new Client({ connection }).workflow.getHandle(result.workflowId).describe()).status.name;
+          } finally {
+            await connection.close();
+          }
+        })();
+      }
+      if (line.startsWith('Ctrl-C')) void described?.finally(() => stop.abort());
+    } });
+    const { uiUrl, address } = await ui;
+    expect(await described).toBe('COMPLETED');
+    expect(uiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(seen.some((line) => line.startsWith(`Temporal UI: ${uiUrl}/namespaces/default/workflows`))).toBe(true);
+    expect(await accepts(address)).toBe(false);
   });
 
   it('on interrupt cancels the run and stops the dev server', async () => {

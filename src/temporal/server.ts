@@ -39,6 +39,8 @@ export interface OpenTemporalOptions {
   allowInstall?: boolean;
   /** Extra `temporal server start-dev` arguments for a server started here (dynamic config, say). */
   devServerArgs?: readonly string[];
+  /** A dev server started here keeps its state in this file (it outlives the process); in memory when unset. */
+  devServerDatabase?: string;
   log?: (line: string) => void;
 }
 
@@ -85,7 +87,7 @@ export async function openTemporalServer(options: OpenTemporalOptions = {}): Pro
     if (found) return found;
     throw new NoTemporalServerError(tried);
   }
-  const devServer = { searchAttributes, ui: options.ui ?? false, extraArgs: options.devServerArgs ?? [], log };
+  const devServer = { searchAttributes, ui: options.ui ?? false, extraArgs: options.devServerArgs ?? [], log, ...(options.devServerDatabase ? { dbFilename: options.devServerDatabase } : {}) };
   const start = (way: string, executable?: string) => attempt(way, () => startDevServer({ ...devServer, executable, source: way }));
   if (env.TEMPORAL_CLI_PATH) {
     const cli = env.TEMPORAL_CLI_PATH;
@@ -156,6 +158,7 @@ export async function connectTemporal(
 
 interface StartOptions {
   executable?: string;
+  dbFilename?: string;
   extraArgs: readonly string[];
   searchAttributes: SearchAttributeDeclarations;
   ui: boolean;
@@ -169,7 +172,9 @@ async function startDevServer(options: StartOptions): Promise<TemporalServer> {
     searchAttributes: Object.entries(options.searchAttributes).map(([name, type]) => defineSearchAttributeKey(name, type)),
     ...(options.executable ? { executable: { type: 'existing-path' as const, path: options.executable } } : {}),
     ...(uiPort ? { ui: true, uiPort } : {}),
-    extraArgs: [...options.extraArgs],
+    ...(options.dbFilename ? { dbFilename: options.dbFilename } : {}),
+    // The UI's news feed is fetched from the internet at every page load; a dev UI does without it.
+    extraArgs: [...(uiPort ? ['--ui-disable-news-fetch'] : []), ...options.extraArgs],
   };
   options.log(`starting a Temporal dev server from ${options.source}…`);
   const timeoutMs = options.executable ? START_TIMEOUT_MS : Number(process.env.TEMPORAL_DOWNLOAD_TIMEOUT_MS) || DEFAULT_DOWNLOAD_TIMEOUT_MS;
