@@ -5,7 +5,7 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
-import { dataConverterFromConfig } from './codec/data-converter';
+import { dataConverterFromConfig, payloadCodecFromConfig } from './codec/data-converter';
 import type { CodecKeyring } from './codec/keys';
 import { isLoopbackOrigin, startCodecServer, type RunningCodecServer } from './codec/server';
 import { progressView, type ProgressView } from './commands/progress';
@@ -209,7 +209,7 @@ async function prepareDatabase(file: string): Promise<string> {
 // The dev server's UI (on a loopback port chosen later) decodes history through this endpoint; it listens
 // on loopback only, without a token, since the dev UI has no login to pass one.
 async function startDevCodecServer(keyring: CodecKeyring | undefined, log: (line: string) => void): Promise<RunningCodecServer | undefined> {
-  const codec = dataConverterFromConfig({ codec: keyring }).payloadCodecs?.[0];
+  const codec = payloadCodecFromConfig({ codec: keyring });
   if (!codec) return undefined;
   const server = await startCodecServer({ codec, token: undefined, corsOrigins: isLoopbackOrigin });
   log(`payloads are encrypted (key ${keyring!.activeKeyId}); the UI decodes them through ${server.url}`);

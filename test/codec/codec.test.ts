@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, METADATA_ENCODING_KEY } from '@temporalio/common';
 import { decode } from '@temporalio/common/lib/encoding';
-import { AesGcmPayloadCodec, parseCodecKeys, PayloadDecryptionError, UnknownCodecKeyError } from '../../src/codec';
+import { AesGcmPayloadCodec, dataConverterFromConfig, MissingCodecKeysError, parseCodecKeys, PayloadDecryptionError, UnknownCodecKeyError } from '../../src/codec';
 import { ConfigError, loadConfig } from '../../src/config';
 
 const key = () => randomBytes(32).toString('base64');
@@ -72,6 +72,23 @@ describe('AesGcmPayloadCodec', () => {
   test('payloads written before encryption pass through decode unchanged', async () => {
     const plain = defaultPayloadConverter.toPayload({ a: 1 });
     expect(await codecOf(`k1:${K1}`).decode([plain])).toEqual([plain]);
+  });
+});
+
+describe('a client or worker without keys', () => {
+  const keyless = dataConverterFromConfig({}).payloadCodecs![0]!;
+
+  test('reads plain payloads as Temporal\'s default does', async () => {
+    const plain = [defaultPayloadConverter.toPayload(secretInput)];
+    expect(await keyless.decode(plain)).toEqual(plain);
+    expect(await keyless.encode(plain)).toEqual(plain);
+  });
+
+  test('refuses an encrypted payload naming the missing setting and the key id, not "Unknown encoding"', async () => {
+    const encrypted = await codecOf(`k2:${K1}`).encode([defaultPayloadConverter.toPayload(secretInput)]);
+    const refusal = keyless.decode(encrypted);
+    await expect(refusal).rejects.toBeInstanceOf(MissingCodecKeysError);
+    await expect(refusal).rejects.toThrow('this history\'s payloads are encrypted (key id "k2") and PAYLOAD_CODEC_KEYS is not set');
   });
 });
 

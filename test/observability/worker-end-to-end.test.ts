@@ -135,6 +135,11 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
     expect(everything).not.toContain(emulator.defaultApiKey);
   });
 
+  test('a client without the keys (rp status, a backend) is told which setting is missing, not "Unknown encoding"', async () => {
+    const keyless = new Client({ connection, namespace: server.namespace, dataConverter: dataConverterFromConfig({}) });
+    await expect(keyless.workflow.getHandle(workflowId).result()).rejects.toThrow(/payloads are encrypted \(key id "k2"\) and PAYLOAD_CODEC_KEYS is not set/);
+  });
+
   test('the codec endpoint decodes those payloads for the UI with the bearer token', async () => {
     const raw = new Client({ connection, namespace: server.namespace });
     const started = (await raw.workflow.getHandle(workflowId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
