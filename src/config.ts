@@ -157,6 +157,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return vars.PAYLOAD_CODEC_KEYS ? hidden(config, 'codec', parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID)) : config;
 }
 
+/**
+ * Refuses a production worker (NODE_ENV=production, as in the image) that would silently run the embedded
+ * emulator because the service settings are empty: its results would be made up. RESEARCH_SERVICE=emulator
+ * asks for the emulator on purpose (a demo deployment).
+ */
+export function checkWorkerResearchService(config: Pick<Config, 'research'>, env: Record<string, string | undefined> = process.env): void {
+  if (config.research.kind !== 'emulator' || env.NODE_ENV !== 'production' || env.RESEARCH_SERVICE === 'emulator') return;
+  throw new ConfigError([{
+    variable: 'RESEARCH_API_BASE_URL',
+    message: 'is required in production (NODE_ENV=production): without it (and RESEARCH_API_KEY) the worker would run the embedded emulator and return made-up research; set RESEARCH_SERVICE=emulator to run the emulator on purpose',
+  }]);
+}
+
 function securityOf(vars: z.infer<typeof environment>): TemporalSecurityConfig | undefined {
   const files = { certPath: vars.TEMPORAL_TLS_CERT_PATH, keyPath: vars.TEMPORAL_TLS_KEY_PATH, caPath: vars.TEMPORAL_TLS_CA_PATH, serverName: vars.TEMPORAL_TLS_SERVER_NAME };
   const given = Object.fromEntries(Object.entries(files).filter(([, value]) => value !== undefined));

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ResearchClient } from './api';
 import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
 import { dataConverterFromConfig } from './codec/data-converter';
-import type { Config } from './config';
+import { checkWorkerResearchService, type Config } from './config';
 import { configSecrets, createLogger } from './logging';
 import { installWorkerRuntime } from './observability/runtime';
 import { serviceErrorMetrics } from './observability/service-error-metrics';
@@ -89,6 +89,7 @@ export async function openResearchService(config: Config, startEmulator: Embedde
 
 /** Runs the worker until SIGINT, SIGTERM or `signal`, then drains it and closes every connection. */
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
+  checkWorkerResearchService(config);
   const logger = options.logger ?? createLogger(config, { secrets: configSecrets(config) });
   const log = options.log ?? ((line: string) => logger.info(line));
   // Before any connection: the runtime is made once per process, with the first connection at the latest.

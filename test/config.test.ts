@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { ConfigError, loadConfig } from '../src/config';
+import { checkWorkerResearchService, ConfigError, loadConfig } from '../src/config';
+import { runWorker } from '../src/worker';
 
 const KEY = 'rk_live_do_not_print_me_42';
 const INTAKE_KEY = 'ik_0123456789abcdef0123456789abcdef_never_logged';
@@ -111,5 +112,25 @@ describe('loadConfig', () => {
 
   test('plain HTTP to a loopback intake is accepted for local development', () => {
     expect(loadConfig({ INTAKE_PUBLIC_URL: 'http://127.0.0.1:8080', INTAKE_KEY }).intakePublicUrl).toBe('http://127.0.0.1:8080');
+  });
+});
+
+describe('a production worker without service settings', () => {
+  test('refuses to start instead of running the embedded emulator silently, naming the variable and the way out', async () => {
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      const refusal = runWorker(loadConfig({}));
+      await expect(refusal).rejects.toBeInstanceOf(ConfigError);
+      await expect(refusal).rejects.toThrow(/RESEARCH_API_BASE_URL: is required in production \(NODE_ENV=production\).*set RESEARCH_SERVICE=emulator/);
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+  });
+
+  test('runs the emulator when asked for on purpose, the service when configured, and anything outside production', () => {
+    expect(() => checkWorkerResearchService(loadConfig({}), { NODE_ENV: 'production', RESEARCH_SERVICE: 'emulator' })).not.toThrow();
+    expect(() => checkWorkerResearchService(loadConfig(service), { NODE_ENV: 'production' })).not.toThrow();
+    expect(() => checkWorkerResearchService(loadConfig({}), { NODE_ENV: 'development' })).not.toThrow();
   });
 });

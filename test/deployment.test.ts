@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
+import { projectBinaries } from '../src/temporal/binaries';
 
 // The deployment files checked without a container engine: the Compose Specification's JSON Schema
 // (vendored) always, Docker Compose's own `config` check too when `docker-compose` is on PATH.
@@ -53,7 +55,7 @@ describe('docker-compose.yml', () => {
     process.stderr.write(`deployment test: validated with docker-compose ${dockerCompose.stdout.trim()} and the compose-spec schema\n`);
     const config = (env: NodeJS.ProcessEnv, profile: string[] = []) =>
       spawnSync('docker-compose', ['--env-file', '.env.example', '-f', 'docker-compose.yml', ...profile, 'config', '-q'], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
-    const filledIn = { PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}` };
+    const filledIn = { PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`, INTAKE_KEY: randomBytes(32).toString('hex') };
     for (const profile of [[], ['--profile', 'emulator']]) {
       const check = config(filledIn, profile);
       expect({ profile, status: check.status, stderr: check.stderr }).toEqual({ profile, status: 0, stderr: '' });
@@ -62,6 +64,10 @@ describe('docker-compose.yml', () => {
     const unset = config({});
     expect(unset.status).not.toBe(0);
     expect(unset.stderr).toContain('set PAYLOAD_CODEC_KEYS in .env');
+    // Without an intake key the intake would crash-loop: compose refuses to start instead.
+    const noIntakeKey = config({ PAYLOAD_CODEC_KEYS: filledIn.PAYLOAD_CODEC_KEYS });
+    expect(noIntakeKey.status).not.toBe(0);
+    expect(noIntakeKey.stderr).toContain('set INTAKE_KEY in .env');
   });
 
   test('runs Temporal on PostgreSQL with the UI, the schema and search attribute jobs, the worker, the intake and the codec server', () => {
@@ -81,11 +87,32 @@ describe('docker-compose.yml', () => {
     else expect(service.healthcheck?.test).toBeDefined();
   });
 
-  test.each(services.filter(([, service]) => service.depends_on))('%s starts after its dependencies are healthy or done', (_name, service) => {
+  test.each(services.filter(([, service]) => service.depends_on))('%s starts after its dependencies are healthy or done', (name, service) => {
     expect(Array.isArray(service.depends_on)).toBe(false);
     for (const [dependency, { condition }] of Object.entries(service.depends_on as Record<string, { condition: string }>)) {
-      expect({ dependency, condition }).toEqual({ dependency, condition: oneShots.has(dependency) ? 'service_completed_successfully' : 'service_healthy' });
+      // The one soft edge: the UI serves everything but decoding while the codec server is down (it
+      // refuses to start without a token unless told otherwise), so the UI does not wait for it.
+      const wanted = oneShots.has(dependency) ? 'service_completed_successfully' : name === 'temporal-ui' && dependency === 'codec-server' ? 'service_started' : 'service_healthy';
+      expect({ dependency, condition }).toEqual({ dependency, condition: wanted });
     }
+  });
+
+  test('is safe by default: the intake key is required, the codec server needs a token, the emulator only on purpose', () => {
+    const environment = (name: string) => (compose.services[name] as { environment?: Record<string, string> }).environment ?? {};
+    expect(environment('intake').INTAKE_KEY).toMatch(/^\$\{INTAKE_KEY:\?/);
+    expect(environment('worker').INTAKE_KEY).toMatch(/^\$\{INTAKE_KEY:\?/);
+    expect(envExample.CODEC_SERVER_ALLOW_UNAUTHENTICATED).toBe('false');
+    // Only the emulator profile's worker asks for the emulator; the production worker refuses an empty service.
+    expect(environment('worker').RESEARCH_SERVICE).toBeUndefined();
+    expect(environment('worker-emulated').RESEARCH_SERVICE).toBe('emulator');
+  });
+
+  test('pins the Temporal UI image to the version the browser test drives (the pinned CLI\'s own UI)', () => {
+    const cli = projectBinaries(process.env.TEMPORAL_INSTALL_DIR).cli;
+    const version = spawnSync(cli, ['--version'], { encoding: 'utf8' });
+    expect(version.status).toBe(0);
+    const ui = /UI (\d+\.\d+\.\d+)/.exec(version.stdout)?.[1];
+    expect(envExample.TEMPORAL_UI_VERSION).toBe(ui);
   });
 
   test('pins every image tag (no latest, no missing tag)', () => {
