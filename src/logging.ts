@@ -7,6 +7,8 @@ import type { Config } from './config';
 export const REDACTED_FIELDS = [
   'apiKey', 'api_key', 'authorization', 'Authorization', 'x-api-key', 'secret', 'webhookSecret', 'token', 'password',
   'codecKeys', 'PAYLOAD_CODEC_KEYS', 'RESEARCH_API_KEY', 'TEMPORAL_API_KEY', 'CODEC_SERVER_TOKEN',
+  // The SDK puts an activity's task token on its log lines; with it anyone could complete the activity.
+  'taskToken',
 ];
 
 const REDACT_PATHS = REDACTED_FIELDS.flatMap((field) => {

@@ -178,6 +178,10 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
       // An activity's own log line, with the context the SDK adds.
       expect.objectContaining({ level: 'info', sdkComponent: 'activity', activityType: 'createResearchTask', msg: 'Research task created', workflowId }),
     ]));
+    // The SDK adds the activity's task token to its lines: whoever holds it can complete the activity.
+    const activityLines = logLines.filter((line) => line.sdkComponent === 'activity');
+    expect(activityLines.length).toBeGreaterThan(0);
+    for (const line of activityLines) expect(line.taskToken).toBe('[REDACTED]');
     const text = JSON.stringify(logLines);
     expect(text).not.toContain(emulator.defaultApiKey);
     for (const key of config.codec!.keys.values()) expect(text).not.toContain(key.toString('base64'));
