@@ -223,7 +223,7 @@ async function answerCheckpoints(client: Client, state: PipelineRunState, answer
     try {
       const interaction = (await task.query(researchTaskStateQuery)).interaction;
       if (!interaction || answered.some((entry) => entry.interactionId === interaction.interaction_id)) continue;
-      const response: CheckpointResponse = interaction.type === 'planning_questions' ? { answers: [] } : interaction.type === 'source_review' ? { included_domains: [], excluded_domains: [] } : { approved: true };
+      const response: CheckpointResponse = interaction.type === 'planning_questions' ? { answers: planningAnswers(interaction) } : interaction.type === 'source_review' ? { included_domains: [], excluded_domains: [] } : { approved: true };
       await task.executeUpdate(respondToCheckpointUpdate, { args: [{ interactionId: interaction.interaction_id, response }] });
       answered.push({ item, type: interaction.type, interactionId: interaction.interaction_id });
       say(`answered the ${interaction.type} checkpoint of item ${item}: ${JSON.stringify(response)}`);
@@ -232,6 +232,26 @@ async function answerCheckpoints(client: Client, state: PipelineRunState, answer
       if (!(error instanceof WorkflowNotFoundError)) say(`could not answer item ${item} yet: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** What `rp dev` leaves to the researcher when asked planning questions. */
+export const DEV_PLANNING_ANSWER = 'No preference: use your judgement.';
+
+/**
+ * One answer per planning question the interaction asks (its `data.questions`, as strings or
+ * `{question}`, else its `expected_response`), as an analyst with no preference would give; the checkpoint
+ * refuses an empty list.
+ */
+export function planningAnswers(interaction: { data?: unknown; expected_response?: unknown }): Array<{ question: string; answer: string }> {
+  const questionOf = (entry: unknown): string | undefined =>
+    typeof entry === 'string' ? entry : typeof (entry as { question?: unknown } | null)?.question === 'string' ? (entry as { question: string }).question : undefined;
+  const listed = (value: unknown, field: string): string[] => {
+    const list = (value as Record<string, unknown> | null | undefined)?.[field];
+    return Array.isArray(list) ? list.map(questionOf).filter((question): question is string => Boolean(question)) : [];
+  };
+  const questions = [...listed(interaction.data, 'questions'), ...listed(interaction.expected_response, 'answers')];
+  const unique = [...new Set(questions.length > 0 ? questions : ['Anything to focus on?'])];
+  return unique.map((question) => ({ question, answer: DEV_PLANNING_ANSWER }));
 }
 
 /** The research service `rp dev` talks to: the configured one, or an emulator at `speed` (workflows poll it that much faster). */

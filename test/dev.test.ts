@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { parseCodecKeys } from '../src/codec';
 import { Client, Connection } from '@temporalio/client';
-import { DevInterruptedError, runDev, runDevUi } from '../src/dev';
+import { DEV_PLANNING_ANSWER, DevInterruptedError, planningAnswers, runDev, runDevUi } from '../src/dev';
+import { checkpointAnswerProblem } from '../src/workflows/checkpoint-answers';
 
 // `rp dev` starts its own dev server (with the UI) from the first binary found, as on a fresh machine.
 const env = { PATH: process.env.PATH, ...(process.env.TEMPORAL_CLI_PATH ? { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH } : {}) };
@@ -18,6 +19,24 @@ async function accepts(address: string): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+const asking = { interaction_id: 'i1', type: 'planning_questions', data: {}, created_at: 0, timeout_ms: 300_000 } as const;
+const problem = (response: unknown) => checkpointAnswerProblem(asking, { interactionId: 'i1', response });
+
+describe('rp dev answering planning questions', () => {
+  test('answers each question the checkpoint asks, in a shape the checkpoint accepts', () => {
+    const answers = planningAnswers({ data: { questions: [{ id: 'q1', question: 'Which regions?' }, 'Who reads it?'] }, expected_response: { answers: [{ question: 'Which regions?', answer: 'string' }] } });
+    expect(answers).toEqual([{ question: 'Which regions?', answer: DEV_PLANNING_ANSWER }, { question: 'Who reads it?', answer: DEV_PLANNING_ANSWER }]);
+    expect(problem({ answers })).toBeUndefined();
+  });
+
+  test('still gives one answer when the interaction lists no questions (an empty list is refused)', () => {
+    const answers = planningAnswers({ data: {} });
+    expect(answers).toHaveLength(1);
+    expect(problem({ answers })).toBeUndefined();
+    expect(problem({ answers: [] })).toBeDefined();
+  });
+});
 
 describe('rp dev', () => {
   jest.setTimeout(120_000);
