@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 /** The `rp` command: emulator, worker, dev, pipelines and run, parsed by commander. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { addPipelineCommands } from './commands/pipelines';
 import { addRunCommands } from './commands/runs';
@@ -19,12 +21,18 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** The package's version, read from its package.json (beside dist/ and src/ alike). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /** Exit codes: 0 ok, 1 invalid definition or failed, 2 bad usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 function buildProgram(done: (code: number) => void): Command {
   const program = new Command('rp')
     .description('Durable bulk research on Temporal against the Search / Answer / DeepResearch service')
+    .version(packageVersion(), '-V, --version', 'prints the version of research-pipelines')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void process.stdout.write(text),

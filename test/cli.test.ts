@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { main } from '../src/cli';
 
 describe('rp', () => {
@@ -13,6 +15,12 @@ describe('rp', () => {
   it('prints its commands for --help and exits 0', async () => {
     await expect(main(['--help'])).resolves.toBe(0);
     expect(String(stdout.mock.calls[0]?.[0])).toMatch(/emulator[\s\S]*worker[\s\S]*dev/);
+  });
+
+  it('prints the package version for --version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    await expect(main(['--version'])).resolves.toBe(0);
+    expect(String(stdout.mock.calls[0]?.[0]).trim()).toBe(version);
   });
 
   it('refuses an unknown command as bad usage (exit code 2), naming it', async () => {
