@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ResearchClient } from '../src/api';
 import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
 import { loadConfig } from '../src/config';
+import { MissingKeysPayloadCodec } from '../src/codec';
 import { createWorkerOptions, openResearchService } from '../src/worker';
 
 const ACTIVITY_NAMES = [
@@ -23,14 +24,16 @@ describe('createWorkerOptions', () => {
 });
 
 describe('createWorkerOptions with a codec key', () => {
-  test('encrypts payloads with the configured codec and registers the metric interceptors; without a key, the default converter', () => {
+  test('encrypts payloads with the configured codec and registers the metric interceptors; without a key, plain payloads and a codec that names the missing keys', () => {
     const deps = { api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }), store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() };
     const encrypted = createWorkerOptions(loadConfig({ PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }), deps);
     expect(encrypted.dataConverter?.payloadCodecs).toEqual([expect.objectContaining({ activeKeyId: 'k1' })]);
     expect(encrypted.dataConverter?.failureConverterPath).toBe(path.resolve(__dirname, '../src/codec/failure-converter.ts'));
     expect(encrypted.interceptors?.workflowModules).toEqual(['interceptors', 'metrics-interceptors'].map((name) => path.resolve(__dirname, `../src/workflows/${name}.ts`)));
     expect(encrypted.interceptors?.activity).toHaveLength(1);
-    expect(createWorkerOptions(loadConfig({}), deps).dataConverter).toEqual({});
+    const plain = createWorkerOptions(loadConfig({}), deps).dataConverter;
+    expect(plain?.payloadCodecs).toEqual([expect.any(MissingKeysPayloadCodec)]);
+    expect(plain?.failureConverterPath).toBeUndefined();
   });
 });
 
