@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream';
 import { CsvError, parse, type Info } from 'csv-parse';
-import { checkedFingerprint, InputError, shownPath } from './input-file';
+import { checkedFingerprint, InputError, isFileError, shownPath } from './input-file';
 import type { ItemCursor, ItemPage, SourceItem } from './types';
 
 // csv-parse adds the header it read to each record's info when `columns` is on; its Info type omits it.
@@ -20,7 +21,7 @@ export async function readCsvPage(file: string, cursor: ItemCursor, limit: numbe
   const stream = createReadStream(file, { start, highWaterMark: 64 * 1024 });
   let bytesRead = 0;
   stream.on('data', (chunk) => { bytesRead += chunk.length; });
-  const parser = stream.pipe(parse({
+  const parser = parse({
     columns: first ? true : cursor.columns,
     bom: first,
     info: true,
@@ -28,7 +29,10 @@ export async function readCsvPage(file: string, cursor: ItemCursor, limit: numbe
     trim: true,
     skip_empty_lines: true,
     max_record_size: MAX_CSV_RECORD_BYTES,
-  }));
+  });
+  // pipe() does not forward a read error (EISDIR, EACCES, a vanished file): unhandled, it would take the
+  // worker process down. pipeline() passes it to the parser, whose iteration below rejects with it.
+  pipeline(stream, parser, () => undefined);
   const items: SourceItem[] = [];
   let { index, byteOffset, line } = cursor;
   let columns = cursor.columns;
@@ -41,6 +45,7 @@ export async function readCsvPage(file: string, cursor: ItemCursor, limit: numbe
       if (items.length >= limit) break;
     }
   } catch (error) {
+    if (isFileError(error)) throw new InputError(`${shownPath(file)}: cannot read input file (${error.code})`);
     if (!(error instanceof CsvError)) throw error;
     const at = (error as CsvError & { lines?: number }).lines;
     throw new InputError(`${shownPath(file)}:${at === undefined ? '?' : cursor.line + at}: ${error.message.replace(/\s*(on|at) line \d+/i, '')}`);

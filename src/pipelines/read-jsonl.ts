@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { checkedFingerprint, InputError, shownPath } from './input-file';
+import { checkedFingerprint, InputError, isFileError, shownPath } from './input-file';
 import type { ItemCursor, ItemPage, SourceItem } from './types';
 
 /** Longest line accepted: a bound on memory, far above any sensible item. */
@@ -48,6 +48,9 @@ export async function readJsonlPage(file: string, cursor: ItemCursor, limit: num
       take(pending);
       byteOffset += pending.length;
     }
+  } catch (error) {
+    if (isFileError(error)) throw new InputError(`${shownPath(file)}: cannot read input file (${error.code})`);
+    throw error;
   } finally {
     stream.destroy();
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { InputError, readItems, readKeyedItems } from '../../src/pipelines';
@@ -72,6 +72,21 @@ describe('input errors', () => {
     writeFileSync(file, '{"id":1}\n{"id":\n');
     await expect(readItems({ kind: 'jsonl', path: file }, { limit: 10 })).rejects.toThrow(InputError);
     await expect(readItems({ kind: 'jsonl', path: file }, { limit: 10 })).rejects.toThrow(/bad\.jsonl:2: not valid JSON/);
+  });
+
+  it.each(['csv', 'jsonl'] as const)('refuses a folder or a missing path given as the %s input, naming it, without an unhandled stream error', async (kind) => {
+    const unhandled = jest.fn();
+    process.on('uncaughtException', unhandled);
+    try {
+      const dir = path.join(folder, `a-folder.${kind}`);
+      mkdirSync(dir, { recursive: true });
+      await expect(readItems({ kind, path: dir }, { limit: 10 })).rejects.toThrow(new InputError(`${dir}: cannot read input file (a folder; name a CSV or JSONL file)`));
+      await expect(readItems({ kind, path: path.join(folder, `missing.${kind}`) }, { limit: 10 })).rejects.toThrow(/missing\.(csv|jsonl): cannot read input file \(ENOENT\)/);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('uncaughtException', unhandled);
+    }
   });
 
   it('names the line of a CSV row with the wrong number of fields', async () => {
