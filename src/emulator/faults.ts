@@ -19,6 +19,12 @@ export const routeFaults = z.strictObject({
   }).optional(),
   /** Share of requests whose handler runs (a task IS created) and whose socket is then destroyed unanswered. */
   dropAfterProcessingRate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').optional(),
+  /**
+   * Share of successful JSON answers whose `status` field is a value outside the spec's enum (a newer
+   * service's state, a corrupted body): the client must refuse it, and whoever follows the resource must not
+   * give up on it.
+   */
+  unknownStatusRate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').optional(),
   /** Search and Answer: share of requests where one source "fails" and the answer is a 206 partial result. */
   sourceFailureRate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').optional(),
 });
@@ -96,6 +102,11 @@ export class FaultInjector {
   /** Whether the connection is destroyed after the handler ran. */
   dropAfterProcessing(route: string): boolean {
     return this.roll(route, this.forRoute(route).dropAfterProcessingRate, 'dropped');
+  }
+
+  /** Whether this successful answer's `status` is replaced by a value outside the spec's enum. */
+  unknownStatus(route: string): boolean {
+    return this.roll(route, this.forRoute(route).unknownStatusRate, 'unknownStatus');
   }
 
   /** Whether a search source fails on this request (Search and Answer answer 206). */

@@ -83,10 +83,19 @@ async function handle(deps: PipelineDeps, request: IncomingMessage, response: Se
     request.socket.destroy();
     return;
   }
+  if (answer.status < 300 && 'json' in answer && isStatusBody(answer.json) && deps.faults.unknownStatus(route.name)) {
+    answer = { ...answer, json: { ...answer.json, status: UNKNOWN_STATUS } };
+  }
   if (answer.status === 413) response.setHeader('connection', 'close');
   deps.stats.recordRequest(route.name, answer.status);
   await writeResponse(response, answer);
 }
+
+/** The state an `unknownStatusRate` fault answers with: none of the spec's. */
+export const UNKNOWN_STATUS = 'reticulating';
+
+const isStatusBody = (json: unknown): json is Record<string, unknown> & { status: string } =>
+  typeof json === 'object' && json !== null && !Array.isArray(json) && typeof (json as { status?: unknown }).status === 'string';
 
 function authenticate(deps: PipelineDeps, request: IncomingMessage, route: EmulatorRoute): Account {
   const key = headerValue(request, 'x-api-key')?.trim();

@@ -83,3 +83,16 @@ export function nextPollDelayMs(input: PollDelayInput): number {
 
 /** Delays between checks of the task list after a create whose outcome is unknown. */
 export const RECONCILE_DELAYS_MS: readonly number[] = [5_000, 15_000, 30_000, 60_000];
+
+/**
+ * Delay before reading a task's status again after a read failed for good (its activity's retries are
+ * spent: an answer the client refuses, a status outside the spec, a 404 while the service catches up):
+ * the task still exists at the service and is still followed. Doubles from the mode's first poll delay
+ * with each failure in a row, up to the mode's cap.
+ */
+export function readRetryDelayMs(mode: ResearchMode, failuresInARow: number, overrides?: PollingOverrides): number {
+  const profile = POLL_PROFILES[mode];
+  const initial = overrides?.initialDelayMs ?? profile.initialDelayMs;
+  const max = Math.max(initial, overrides?.maxDelayMs ?? profile.maxDelayMs);
+  return Math.min(max, initial * 2 ** Math.max(0, Math.min(20, failuresInARow - 1)));
+}

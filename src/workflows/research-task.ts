@@ -1,16 +1,16 @@
 import {
   ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
-  allHandlersFinished, upsertSearchAttributes, workflowInfo,
+  allHandlersFinished, patched, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { CreatedResearchTask, StoredOutputs } from '../activities/types';
+import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
 import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
-import { failureMessage } from './failure-info';
+import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
 import { CONTINUE_AS_NEW_HISTORY_LENGTH } from './batch-plan';
-import { nextPollDelayMs } from './polling';
+import { nextPollDelayMs, readRetryDelayMs } from './polling';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
@@ -20,6 +20,8 @@ import { ResearchTaskModel } from './task-state';
 import type { ResearchTaskInput, ResearchTaskResult, WaitReason } from './types';
 
 type Activities = ReturnType<typeof createActivities>;
+/** 404s in a row after which a task counts as gone (the first may come while the service catches up). */
+const NOT_FOUND_READS_TO_GIVE_UP = 5;
 const calls = proxyActivities<Activities>(shortCall);
 const creates = proxyActivities<Activities>(createCall);
 const downloads = proxyActivities<Activities>(download);
@@ -44,6 +46,8 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   let webhookConfigured: boolean;
   let lastStatus: string | undefined;
   let lastCost: number | undefined;
+  /** Status reads that failed for good in a row (see readFollowing). */
+  let readFailures = 0;
 
   // An item of a pipeline run tells its run when it starts and stops waiting for a person, so the run's
   // progress can say who waits for whom (the run cannot see its children's state otherwise).
@@ -122,16 +126,18 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       const deepresearchId = created.deepresearchId;
       // Cleared before the poll, not after: a webhook or answer arriving while it runs must wake the next one.
       inbox.wake = false;
-      const snapshot = await untilOperatorFixes(() => calls.getResearchTask({ deepresearchId }), operatorGate('research'));
-      model.polls++;
-      model.apply(snapshot, Date.now());
-      publish();
-      if (model.terminal) break;
-      const delay = nextPollDelayMs({
-        mode, status: snapshot.status, elapsedMs: Date.now() - startedAt, webhookConfigured,
-        checkpointsAhead: model.checkpointsAhead, overrides: input.polling,
-      });
-      await condition(() => inbox.wake, delay);
+      const snapshot = await readFollowing(deepresearchId);
+      if (snapshot !== undefined) {
+        model.polls++;
+        model.apply(snapshot, Date.now());
+        publish();
+        if (model.terminal) break;
+        const delay = nextPollDelayMs({
+          mode, status: snapshot.status, elapsedMs: Date.now() - startedAt, webhookConfigured,
+          checkpointsAhead: model.checkpointsAhead, overrides: input.polling,
+        });
+        await condition(() => inbox.wake, delay);
+      }
       // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
       if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit) {
         await condition(allHandlersFinished);
@@ -155,7 +161,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   return await CancellationScope.nonCancellable(async () => {
     model.waitingFor = 'storing_outputs';
     publish();
-    const outputs = await downloads.storeResearchOutputs({ deepresearchId, keyPrefix });
+    const outputs = await collect(deepresearchId);
     if (model.status === 'failed') {
       await condition(allHandlersFinished);
       throw ApplicationFailure.create({
@@ -168,6 +174,49 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     if (input.deleteAfterStore) await calls.deleteResearchTask({ deepresearchId });
     return await finish(model.status === 'cancelled' ? 'cancelled' : 'completed', outputs);
   });
+
+  /**
+   * Reads the task's status; after a read that failed for good (an answer the client refuses, a status
+   * outside the spec, a 404), says so, waits a growing delay (or a webhook) and returns undefined: the task
+   * exists at the service and is followed until it ends or is cancelled. Ending the workflow here would
+   * leave it unfollowed, and a pipeline's retry would pay for a second task.
+   */
+  async function readFollowing(deepresearchId: string): Promise<TaskSnapshot | undefined> {
+    try {
+      const snapshot = await untilOperatorFixes(() => calls.getResearchTask({ deepresearchId }), operatorGate('research'));
+      readFailures = 0;
+      return snapshot;
+    } catch (error) {
+      if (isCancellation(error) || !patched('follow-through-read-failures')) throw error;
+      readFailures++;
+      // A task the service keeps saying it does not know (deleted, or never kept) is gone: nothing is left to follow.
+      if (failureType(error) === FailureType.NotFound && readFailures >= NOT_FOUND_READS_TO_GIVE_UP) throw error;
+      const delayMs = readRetryDelayMs(mode, readFailures, input.polling);
+      model.detail = `the last ${readFailures === 1 ? 'status read' : `${readFailures} status reads`} failed (${failureMessage(error)}); the task exists at the service and is still followed: reading again in ${Math.round(delayMs / 1000)} s`;
+      publish();
+      await condition(() => inbox.wake, delayMs);
+      return undefined;
+    }
+  }
+
+  /**
+   * Stores the ended task's outputs. A failure for good (an answer the client refuses) is said and tried
+   * again after a growing delay: the task was paid for, and failing here would make a pipeline's retry pay
+   * for another. Storing is idempotent, so trying again is safe.
+   */
+  async function collect(id: string): Promise<StoredOutputs> {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await downloads.storeResearchOutputs({ deepresearchId: id, keyPrefix });
+      } catch (error) {
+        if (isCancellation(error) || !patched('collect-through-failures')) throw error;
+        const delayMs = readRetryDelayMs(mode, failures, input.polling);
+        model.detail = `storing the outputs failed (${failureMessage(error)}); trying again in ${Math.round(delayMs / 1000)} s`;
+        publish();
+        await sleep(delayMs);
+      }
+    }
+  }
 
   /**
    * The workflow was cancelled: cancel the task at the service and store what it has. The service
@@ -194,7 +243,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     }
     model.waitingFor = 'storing_outputs';
     publish();
-    const outputs = await downloads.storeResearchOutputs({ deepresearchId: id, keyPrefix });
+    const outputs = await collect(id);
     return finish(model.status === 'completed' ? 'completed' : 'cancelled', outputs, openAtService);
   }
 

@@ -13,7 +13,8 @@ export async function writeDeleteBeforeStoreWorkflow(dir: string): Promise<strin
   const source = await readFile(path.join(WORKFLOWS_DIR, 'research-task.ts'), 'utf8');
   const lines = source.split('\n');
   const deleteAt = lines.findIndex((line) => line.includes('deleteAfterStore') && line.includes('deleteResearchTask'));
-  const storeAt = lines.findIndex((line, index) => index < deleteAt && line.includes('const outputs = await') && line.includes('storeResearchOutputs'));
+  // The nearest line before the delete that stores the outputs.
+  const storeAt = lines.slice(0, Math.max(0, deleteAt)).map((line) => line.includes('const outputs = await')).lastIndexOf(true);
   if (deleteAt < 0 || storeAt < 0) throw new Error('research-task.ts no longer has the delete-after-store lines this mutation swaps: update the mutation');
   const [deleteLine] = lines.splice(deleteAt, 1);
   lines.splice(storeAt, 0, deleteLine!);

@@ -1,4 +1,4 @@
-import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, quietUntilMs, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
+import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, quietUntilMs, readRetryDelayMs, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
 
 const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: true };
 const noCheckpoints: PollDelayInput = { ...base, checkpointsAhead: false };
@@ -88,5 +88,21 @@ describe('nextPollDelayMs', () => {
     expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(200);
     expect(nextPollDelayMs({ ...base, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(1_000);
     expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 5_000, maxDelayMs: 1_000 } })).toBe(5_000);
+  });
+});
+
+describe('readRetryDelayMs: reading again after a status read failed for good', () => {
+  it('starts at the mode\'s first poll delay and doubles with each failure in a row', () => {
+    expect([1, 2, 3].map((failures) => readRetryDelayMs('fast', failures))).toEqual([5_000, 10_000, 20_000]);
+  });
+
+  it('never waits longer than the mode\'s cap, however many failures', () => {
+    expect(readRetryDelayMs('standard', 50)).toBe(60_000);
+    expect(readRetryDelayMs('fast', 1_000)).toBe(20_000);
+  });
+
+  it('follows the overridden delays (a fast service clock)', () => {
+    expect(readRetryDelayMs('heavy', 1, { initialDelayMs: 100, maxDelayMs: 400 })).toBe(100);
+    expect(readRetryDelayMs('heavy', 4, { initialDelayMs: 100, maxDelayMs: 400 })).toBe(400);
   });
 });
