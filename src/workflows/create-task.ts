@@ -2,6 +2,7 @@ import { CancellationScope, condition, isCancellation, log, type ActivityInterfa
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
+import { throwIfCancelled } from './cancellation';
 import { failureType } from './failure-info';
 import { FailureType } from './failures';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
@@ -43,7 +44,11 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
     try {
       // Not cancellable while in flight: a create abandoned midway could leave a task nobody follows.
       return await untilOperatorFixes(
-        () => CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}) })),
+        () => {
+          // Cancelled before sending (before the first create, or while waiting for a top-up): nothing is created.
+          throwIfCancelled();
+          return CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}) }));
+        },
         ctx.operator,
       );
     } catch (error) {

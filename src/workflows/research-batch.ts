@@ -3,6 +3,7 @@ import {
   patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
+import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
 import { batchAdd, download, shortCall } from './activity-options';
 import {
@@ -90,8 +91,12 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   const addChunk = async (batchId: string, tasks: ResearchBatchInput['tasks'], tasksRef?: { key: string; offset: number; limit: number }): Promise<void> => {
     let reconcile = false;
     const added = await untilOperatorFixes(() => {
-      // After a refused add, list the batch first: ids already there are not added again.
-      const call = adds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) });
+      // Nothing is added once the batch is cancelled (before the first chunk, or while waiting for a top-up).
+      throwIfCancelled();
+      // After a refused add, list the batch first: ids already there are not added again. A chunk in flight
+      // is finished (not cancellable), so its outcome is known; the wait for an operator's resume is
+      // cancellable, so a batch cancelled while waiting for a top-up ends.
+      const call = CancellationScope.nonCancellable(() => adds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) }));
       reconcile = true;
       return call;
     }, operator);
@@ -104,6 +109,8 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   ]);
   try {
     if (!carried.batchId) {
+      // A batch cancelled before its create starts creates nothing.
+      throwIfCancelled();
       const created = await CancellationScope.nonCancellable(() => calls.createResearchBatch({
         request: { ...input.batch, metadata: { ...input.batch.metadata, ...contextMetadata(input.context) } },
         requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
@@ -118,7 +125,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       const { key, count } = input.tasksRef;
       while (carried.tasksAdded < count) {
         const limit = Math.min(MAX_TASKS_PER_ADD, count - carried.tasksAdded);
-        await CancellationScope.nonCancellable(() => addChunk(batchId, [], { key, offset: carried.tasksAdded, limit }));
+        await addChunk(batchId, [], { key, offset: carried.tasksAdded, limit });
         carried.tasksAdded += limit;
         publish();
         if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
@@ -129,7 +136,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     if (carried.phase === 'adding') {
       for (const tasks of chunk(input.tasks)) {
         // A chunk in flight is finished, so its outcome is known; a cancel stops the adding after it.
-        await CancellationScope.nonCancellable(() => addChunk(batchId, tasks));
+        await addChunk(batchId, tasks);
         addedThisRun += tasks.length;
         carried.tasksAdded += tasks.length;
         publish();
