@@ -166,7 +166,9 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     try {
       model.loadPage(await calls.readPipelinePage({ ...run, ...model.pageRequest(), limit: pageSize }));
     } catch (error) {
-      if (isCancellation(error) || failureType(error) !== FailureType.InvalidInput) throw error;
+      // Any failure that reaches here is final (the activity's retries are spent, or it cannot be retried):
+      // the run stops starting, lets what runs finish, writes its outputs and fails saying why.
+      if (isCancellation(error)) throw error;
       model.inputFailed(`the input could not be read further: ${failureMessage(error)}`);
     }
   }
