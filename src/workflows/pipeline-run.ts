@@ -278,7 +278,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       try {
         prepared = await fanIn.preparePipelineBatch({ ...run, take: decision.take, round, budgetLeftUsd: availableUsd(model.ledger) });
       } catch (error) {
-        if (isCancellation(error) || failureType(error) !== FailureType.InvalidInput) throw error;
+        if (isCancellation(error)) throw error;
         // What finished is kept and written out; the run then fails with the reason.
         model.inputFailed(`the next service batch could not be prepared: ${failureMessage(error)}`);
         return;
