@@ -7,7 +7,7 @@ import { createWorkerOptions, openResearchService } from '../src/worker';
 
 const ACTIVITY_NAMES = [
   'addResearchBatchTasks', 'addResearchInstruction', 'answerResearchCheckpoint', 'cancelResearchBatch', 'cancelResearchTask',
-  'collectResearchBatchPage', 'createResearchBatch', 'createResearchTask', 'deleteResearchTask', 'findResearchTask',
+  'checkPipelineKeys', 'collectResearchBatchPage', 'createResearchBatch', 'createResearchTask', 'deleteResearchTask', 'findResearchTask',
   'getResearchBatch', 'getResearchTask', 'preparePipelineBatch', 'preparePipelineSynthesis', 'readPipelinePage', 'recordPipelineBatch', 'recordPipelineItems', 'runPipelineItem',
   'storeResearchOutputs', 'writePipelineOutputs',
 ];

@@ -5,6 +5,7 @@ import { outputActivities } from './outputs';
 import { pipelineBatchActivities } from './pipeline-batch';
 import { pipelineFanInActivities } from './pipeline-fan-in';
 import { pipelineItemActivities } from './pipeline-items';
+import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
 import { taskActivities } from './tasks';
 
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...outputActivities(deps),
     ...batchActivities(deps),
     ...pipelineItemActivities(deps),
+    ...pipelineKeyActivities(),
     ...pipelineFanInActivities(deps),
     ...pipelineBatchActivities(deps),
   };
@@ -37,5 +39,6 @@ export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';
 export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
 export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
+export type { PipelineKeyCheck } from './pipeline-keys';
 export { MAX_TASKS_PER_PIPELINE_BATCH, type BatchRoundSource, type PreparePipelineBatchInput, type PreparedBatchRound, type RecordPipelineBatchInput, type RecordedBatchRound } from './pipeline-batch';
 export type { WritePipelineOutputsInput, PreparePipelineSynthesisInput } from './pipeline-fan-in';

@@ -44,3 +44,53 @@ export function keyItems(items: readonly SourceItem[], template: string | undefi
     return { ...item, key };
   });
 }
+
+/** A key met more than once in a run's input, with every place it was read (the first few). */
+export interface DuplicateKey {
+  key: string;
+  where: string[];
+}
+
+/** Most places listed per duplicate key, and most duplicate keys reported: a message, not a dump. */
+const MAX_PLACES = 5;
+const MAX_REPORTED = 20;
+
+/**
+ * Collects the keys of a whole input, in any number of pages, and reports every key met twice or more
+ * with the places it was read. One entry a key is kept (its first place), not the items.
+ */
+export class DuplicateKeyFinder {
+  readonly #first = new Map<string, string>();
+  readonly #repeated = new Map<string, string[]>();
+  #count = 0;
+
+  /** Notes one item's key and where it was read. */
+  add(key: string, where: string): void {
+    const first = this.#first.get(key);
+    if (first === undefined) {
+      this.#first.set(key, where);
+      return;
+    }
+    this.#count++;
+    const places = this.#repeated.get(key);
+    if (!places) this.#repeated.set(key, [first, where]);
+    else if (places.length < MAX_PLACES) places.push(where);
+  }
+
+  /** The repeated keys (at most 20), in the order they were first repeated. */
+  duplicates(): DuplicateKey[] {
+    return [...this.#repeated].slice(0, MAX_REPORTED).map(([key, where]) => ({ key, where }));
+  }
+
+  /** How many items repeat an earlier item's key. */
+  get repeats(): number {
+    return this.#count;
+  }
+}
+
+/** One line naming each duplicate key and where it was read, for a refusal. */
+export function duplicateKeysMessage(duplicates: readonly DuplicateKey[], repeats: number): string {
+  const listed = duplicates.map(({ key, where }) => `"${key}" (${where.join(', ')})`).join('; ');
+  const more = repeats > duplicates.reduce((sum, { where }) => sum + where.length - 1, 0) ? '; and more' : '';
+  return `duplicate item keys: ${listed}${more}. Keys must be unique in a run (they name each item's workflow and record): make input.key tell the rows apart, e.g. add a column`;
+}

@@ -1,6 +1,6 @@
 import {
   ApplicationFailure, CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy,
-  allHandlersFinished, condition, continueAsNew, executeChild, startChild, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
+  allHandlersFinished, condition, continueAsNew, executeChild, startChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setCurrentDetails,
   setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -174,6 +174,19 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   }
 
   try {
+    // Two items with one key would share a workflow id and a record: one outcome lost, both paid. The
+    // whole input is checked once, before anything is spent (a continued run was checked by its first).
+    if (!input.carried && input.source.kind !== 'single' && patched('check-keys-before-spending')) {
+      // Refused before spending (repeated keys, or an input that cannot be read to its end): the run is
+      // stopping, starts nothing, and finish writes the outputs and says why.
+      try {
+        const check = await fanIn.checkPipelineKeys({ definition, source: input.source, params: input.params, runKey, runDate: carried.runDate });
+        if (check.problem) model.inputFailed(check.problem);
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        model.inputFailed(`the input cannot be read to its end, so nothing was started: ${failureMessage(error)}`);
+      }
+    }
     if (step.kind === 'batch') await runBatchStep();
     else for (;;) {
       changed = false;

@@ -78,8 +78,9 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const input = await pipelineInput(earnings('budget_usd: 5').replace('{{ item.note }}', ''), world, { runKey: 'broken', files: { 'tickers.csv': `${tickers(3)}\nT4,Company 4,extra` } });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/earnings/broken', args: [input] });
-    // The page with the broken row is refused whole: nothing is sent or spent, and the run says why.
-    await expect(handle.result()).rejects.toThrow(/the next service batch could not be prepared: .*tickers\.csv:5: Invalid Record Length.*outputs of what finished: file:/);
+    // The input is read to its end before anything is spent: the broken row stops the run before any
+    // batch is made, and the run says why.
+    await expect(handle.result()).rejects.toThrow(/the input cannot be read to its end, so nothing was started: .*tickers\.csv:5: Invalid Record Length.*outputs of what finished: file:/);
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(0);
     expect((await handle.query(pipelineRunStateQuery)).phase).toBe('failed');
   });
