@@ -55,9 +55,40 @@ export function throwIfCancelled(): void {
   if (signal?.aborted) throw signal.reason ?? new CancelledFailure('activity cancelled');
 }
 
+/** The details each running activity last heartbeat, so a keep-alive beat repeats them instead of erasing them. */
+const lastDetails = new WeakMap<Context, unknown>();
+
 /** Records progress, which also lets the activity learn about a cancellation. */
 export function heartbeat(details: unknown): void {
-  activityContext()?.heartbeat(details);
+  const context = activityContext();
+  if (!context) return;
+  lastDetails.set(context, details);
+  context.heartbeat(details);
+}
+
+/** Longest gap between keep-alive heartbeats (the SDK sends at most one per 80 % of the timeout anyway). */
+export const KEEP_ALIVE_EVERY_MS = 5_000;
+
+/**
+ * Runs an activity so that it heartbeats while it waits, whenever its options set a heartbeat timeout: a
+ * beat every third of the timeout (at most every 5 s) for as long as the activity runs, repeating the
+ * details it last gave (or its previous attempt's). A service call can then take longer than the
+ * heartbeat timeout without Temporal starting a retry beside it; only a worker that is gone (or frozen)
+ * stops beating. How long one call may take is bounded by the attempt's start-to-close (`callOptions`).
+ */
+export function keepingAlive<Args extends unknown[], Result>(activity: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
+  return async (...args: Args): Promise<Result> => {
+    const context = activityContext();
+    const timeoutMs = context?.info.heartbeatTimeoutMs;
+    if (!context || !timeoutMs) return activity(...args);
+    const every = Math.max(100, Math.min(KEEP_ALIVE_EVERY_MS, Math.floor(timeoutMs / 3)));
+    const timer = setInterval(() => context.heartbeat(lastDetails.has(context) ? lastDetails.get(context) : context.info.heartbeatDetails), every);
+    try {
+      return await activity(...args);
+    } finally {
+      clearInterval(timer);
+    }
+  };
 }
 
 /** The details of the last heartbeat of a previous attempt, if any. */

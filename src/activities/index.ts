@@ -1,5 +1,6 @@
 /** Temporal activities of research pipelines, built with `createActivities(deps)`. */
 import type { ActivityDeps } from './deps';
+import { keepingAlive } from './context';
 import { batchActivities } from './batches';
 import { outputActivities } from './outputs';
 import { pipelineBatchActivities } from './pipeline-batch';
@@ -14,7 +15,7 @@ import { taskActivities } from './tasks';
  * `ReturnType<typeof createActivities>`. Each activity takes one object and returns plain JSON.
  */
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return keptAlive({
     ...taskActivities(deps),
     ...taskActionActivities(deps),
     ...outputActivities(deps),
@@ -23,7 +24,14 @@ export function createActivities(deps: ActivityDeps) {
     ...pipelineKeyActivities(),
     ...pipelineFanInActivities(deps),
     ...pipelineBatchActivities(deps),
-  };
+  });
+}
+
+/** Every activity heartbeating while it waits, when its options ask for heartbeats (see `keepingAlive`). */
+function keptAlive<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  const wrapped = { ...activities };
+  for (const name of Object.keys(wrapped) as Array<keyof T>) wrapped[name] = keepingAlive(wrapped[name]!) as T[keyof T];
+  return wrapped;
 }
 
 /** The activities object, as workflows see it through `proxyActivities`. */

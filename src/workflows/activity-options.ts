@@ -20,6 +20,17 @@ export const createCall: ActivityOptions = {
   retry: { ...retry, maximumAttempts: 20 },
 };
 
+/**
+ * One Answer, Search or Contents item (a paid call): a few tries, then the run's own retries (`retries`)
+ * take over. It heartbeats while the call waits, so a slow call is not retried beside itself, and a
+ * worker that dies mid-call is noticed within a minute.
+ */
+export const itemCall: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { ...retry, maximumAttempts: 3 },
+};
+
 /** Downloads into the artifact store: long, heartbeating, resumable from heartbeat details. */
 export const download: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
@@ -53,3 +64,6 @@ export const lookup: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { ...retry, maximumAttempts: 3 },
 };
+
+/** Every named option set, for the audit that each paid call is covered (test/workflows/activity-options.test.ts). */
+export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> = { shortCall, createCall, itemCall, download, handlerCall, batchAdd, lookup };

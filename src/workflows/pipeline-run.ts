@@ -9,7 +9,7 @@ import type { PreparedBatchRound } from '../activities/pipeline-batch';
 import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemRequest } from '../pipelines/render-item';
 import { stepSpec } from '../pipelines/step-kind';
-import { download, shortCall } from './activity-options';
+import { download, itemCall, shortCall } from './activity-options';
 import { described, resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
@@ -26,8 +26,7 @@ import type { ResearchBatchInput, ResearchBatchResult, ResearchTaskInput, Resear
 
 type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
-// An Answer, Search or Contents item: a few tries, then the run's own retries (`retries`) take over.
-const itemCalls = proxyActivities<Activities>({ ...shortCall, startToCloseTimeout: '5 minutes', heartbeatTimeout: '1 minute', retry: { ...shortCall.retry, maximumAttempts: 3 } });
+const itemCalls = proxyActivities<Activities>(itemCall);
 const fanIn = proxyActivities<Activities>(download);
 
 /**
