@@ -150,7 +150,9 @@ export function pipelineItemActivities(deps: ActivityDeps) {
           continue;
         }
         const estimate = estimateItem(request, preview);
-        items.push({ ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(earlier ? { attempts: 0 } : {}) });
+        items.push({
+          ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(estimate.unbounded ? { priceUnbounded: true } : {}), ...(earlier ? { attempts: 0 } : {}),
+        });
       } catch (error) {
         if (!(error instanceof ItemError)) throw error;
         items.push({ ...planned, problem: error.message });

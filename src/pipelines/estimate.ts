@@ -62,7 +62,8 @@ export function estimateItem(request: ItemRequest, preview?: PreviewFigures): Co
       const { max_price: cpm, max_num_results: results = 5, response_length: length } = request.request;
       const bounded = cpm !== undefined && typeof length === 'number';
       const maxUsd = bounded ? (results * Math.ceil(length / CHARACTERS_PER_TOKEN) * cpm) / 1000 : 0;
-      return one(ROUTES.search, 0, maxUsd, bounded ? [] : ['Search is priced per thousand tokens returned; set max_price and an integer response_length to bound it']);
+      if (bounded) return one(ROUTES.search, 0, maxUsd);
+      return { ...one(ROUTES.search, 0, 0, ['Search is priced per thousand tokens returned and this request does not bound it (set max_price and an integer response_length): the run runs one item first and reserves twice the dearest seen for the others']), unbounded: true };
     }
     case 'contents': {
       const ai = request.request.summary !== undefined && request.request.summary !== false;

@@ -78,4 +78,6 @@ export interface CostEstimate {
   calls: Record<string, number>;
   /** What the figures leave out (tool surcharges, AI costs the spec does not price). */
   notes: string[];
+  /** The service's price has no upper bound for this request (an uncapped Search). */
+  unbounded?: boolean;
 }

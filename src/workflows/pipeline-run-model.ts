@@ -2,7 +2,7 @@ import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemCursor } from '../pipelines/types';
 import { reserve, settle, raiseBudget } from './pipeline-budget';
 import { estimateTimeLeft, keepLast, runDetails } from './pipeline-progress';
-import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
+import { decideNext, refill, reserveFor, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
 import type {
   BudgetLedger, BudgetRaise, ItemStatus, PipelineCounts, PipelineItemRecord, PipelineOutputs, PipelineRunCarried, PipelineRunPhase,
   PipelineRunState, PlannedItem, PlannedPage,
@@ -40,6 +40,8 @@ export class PipelineRunModel {
   bucket: RateBucket;
   paused: boolean;
   creditsExhausted = false;
+  /** Dearest unbounded-price item seen so far (see `reserveFor`). */
+  observedMaxUsd?: number;
   cancelled = false;
   draining = false;
   fatal?: string;
@@ -74,6 +76,8 @@ export class PipelineRunModel {
     this.#pageCursor = carried.pageCursor;
     this.#pageTaken = carried.pageTaken;
     this.#exhausted = carried.inputDone;
+    this.observedMaxUsd = carried.observedMaxUsd;
+    this.creditsExhausted = carried.creditsExhausted ?? false;
   }
 
   /** No new starts: draining for continue-as-new, cancelled, or failing. */
@@ -149,6 +153,7 @@ export class PipelineRunModel {
     return decideNext({
       running: this.inFlight.size, concurrency: this.limits.concurrency, paused: this.paused, creditsExhausted: this.creditsExhausted,
       stopping: this.stopping, next: this.peek(), ledger: this.ledger, bucket: this.bucket, ratePerSecond: this.limits.ratePerSecond,
+      ...(this.observedMaxUsd !== undefined ? { observedMaxUsd: this.observedMaxUsd } : {}),
     });
   }
 
@@ -168,10 +173,11 @@ export class PipelineRunModel {
   start(item: PlannedItem, now: number): number {
     this.#take(item);
     this.bucket = { ...this.bucket, tokens: this.bucket.tokens - 1 };
-    this.ledger = reserve(this.ledger, item.reserveUsd);
+    const reservedUsd = reserveFor(item, this.observedMaxUsd);
+    this.ledger = reserve(this.ledger, reservedUsd);
     const attempts = (item.attempts ?? 0) + 1;
     if (this.inFlight.size === 0) this.#activeSince = now;
-    this.inFlight.set(item.key, { item, attempts, reservedUsd: item.reserveUsd });
+    this.inFlight.set(item.key, { item, attempts, reservedUsd });
     this.counts.running = this.inFlight.size;
     return attempts;
   }
@@ -194,6 +200,7 @@ export class PipelineRunModel {
       return;
     }
     this.ledger = settle(this.ledger, flight.reservedUsd, outcome.costUsd);
+    if (flight.item.priceUnbounded && outcome.status !== 'cancelled') this.observedMaxUsd = Math.max(this.observedMaxUsd ?? 0, outcome.costUsd);
     const retry = outcome.status === 'failed' && !this.cancelled && shouldRetry(flight.attempts, this.limits.retries, outcome.failureType);
     if (retry) {
       this.#retries.push({ ...flight.item, attempts: flight.attempts });
@@ -286,7 +293,11 @@ export class PipelineRunModel {
     if (this.draining) [this.phase, this.detail] = ['draining', 'letting the items in flight finish before continuing as new'];
     else if (reason === 'paused') [this.phase, this.detail] = ['paused', 'paused by an operator: send resumePipeline to go on (items in flight continue)'];
     else if (reason === 'credits_exhausted') [this.phase, this.detail] = ['credits_exhausted', 'credits exhausted (402): top up the account, then send resumePipeline'];
-    else if (reason === 'budget_blocked') [this.phase, this.detail] = ['waiting_for_budget', `the next item (${this.peek()?.reserveUsd ?? 0} USD) would pass the budget: raise it with the raiseBudget update, or cancel the run`];
+    else if (reason === 'budget_blocked') {
+      const next = this.peek();
+      const needed = next ? reserveFor(next, this.observedMaxUsd) : 0;
+      [this.phase, this.detail] = ['waiting_for_budget', `the next item (${needed} USD) would pass the budget of ${this.ledger.budgetUsd} USD (${this.ledger.spentUsd} spent): raise it with the raiseBudget update (rp budget --add), or cancel the run`];
+    } else if (reason === 'price_probe') [this.phase, this.detail] = ['running', 'the service does not bound this step\'s price: one item runs first, and the others reserve twice what it cost'];
     else [this.phase, this.detail] = ['running', undefined];
   }
 
@@ -344,6 +355,8 @@ export class PipelineRunModel {
       failures: [...this.failures],
       paused: this.paused,
       ...(this.fatal ? { fatal: this.fatal } : {}),
+      ...(this.observedMaxUsd !== undefined ? { observedMaxUsd: this.observedMaxUsd } : {}),
+      ...(this.creditsExhausted ? { creditsExhausted: true } : {}),
     };
   }
 }

@@ -140,7 +140,8 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       const outcome = await itemCalls.runPipelineItem({ key: item.key, request, prefix });
       return { status: 'completed', costUsd: outcome.costUsd, result: outcome.result };
     } catch (error) {
-      if (isCancellation(error)) return { status: 'cancelled', costUsd: 0 };
+      // Cancelled while its call was in flight: the call may have been charged, so its reserved price counts.
+      if (isCancellation(error)) return { status: 'cancelled', costUsd: item.reserveUsd, error: 'cancelled while its call was in flight: its reserved price is counted (it may have been charged)' };
       if (failureType(error) === FailureType.CreditsExhausted) return { status: 'credits_exhausted' };
       // A call that may have been charged costs its reserved price: the ledger never counts less than was paid.
       const costUsd = failureType(error) === FailureType.PossiblyCharged ? item.reserveUsd : 0;

@@ -42,6 +42,12 @@ export interface PlannedItem {
   problem?: string;
   /** USD reserved from the budget before the item starts (the spec's price, or the request's cap). */
   reserveUsd: number;
+  /**
+   * The service's price for the request has no upper bound (a Search without max_price and an integer
+   * response_length): the run reserves twice the dearest such item seen so far, and starts one at a
+   * time until it has seen one (see `reserveFor`).
+   */
+  priceUnbounded?: boolean;
   /** An earlier execution of this run finished the item: it counts as done and is not run again. */
   done?: { status: ItemStatus; costUsd: number };
   /** Attempts made so far (a retried item carries its count). */
@@ -143,6 +149,10 @@ export interface PipelineRunCarried {
   executions: number;
   /** A problem that fails the run once the window has drained (an item failure with `fail_run`, an unreadable input). */
   fatal?: string;
+  /** Dearest item whose price had no upper bound, seen so far (the base of their reservations). */
+  observedMaxUsd?: number;
+  /** A 402 stopped starts and no operator has resumed the run yet: still so after continue-as-new. */
+  creditsExhausted?: boolean;
 }
 
 /** What `pipelineRunStateQuery` returns. */

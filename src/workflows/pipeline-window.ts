@@ -32,7 +32,7 @@ export type WindowDecision =
   | { kind: 'wait'; reason: WaitCause; delayMs?: number };
 
 /** Why the window starts nothing. */
-export type WaitCause = 'window_full' | 'paused' | 'credits_exhausted' | 'stopping' | 'no_items' | 'rate' | 'budget' | 'budget_blocked';
+export type WaitCause = 'window_full' | 'paused' | 'credits_exhausted' | 'stopping' | 'no_items' | 'rate' | 'budget' | 'budget_blocked' | 'price_probe';
 
 /** What the window decision looks at. */
 export interface WindowView {
@@ -47,6 +47,21 @@ export interface WindowView {
   ledger: BudgetLedger;
   bucket: RateBucket;
   ratePerSecond: number;
+  /** Dearest unbounded-price item seen so far (undefined before the first ends). */
+  observedMaxUsd?: number;
+}
+
+/** How many times the dearest unbounded-price item seen so far the next one reserves. */
+export const UNBOUNDED_RESERVE_FACTOR = 2;
+
+/**
+ * What an item reserves: its price when the service bounds it; for an item whose price has no bound,
+ * twice the dearest such item the run has seen (at least its own floor), or just its floor before any
+ * was seen (the window then starts such items one at a time: see `decideNext`).
+ */
+export function reserveFor(item: PlannedItem, observedMaxUsd: number | undefined): number {
+  if (!item.priceUnbounded || observedMaxUsd === undefined) return item.reserveUsd;
+  return Math.max(item.reserveUsd, Math.round(observedMaxUsd * UNBOUNDED_RESERVE_FACTOR * 1_000_000) / 1_000_000);
 }
 
 /**
@@ -66,7 +81,10 @@ export function decideNext(view: WindowView): WindowDecision {
   if (view.running >= view.concurrency) return { kind: 'wait', reason: 'window_full' };
   const wait = msUntilToken(view.bucket, view.ratePerSecond);
   if (wait > 0) return { kind: 'wait', reason: 'rate', delayMs: wait };
-  if (!fitsBudget(view.ledger, next.reserveUsd)) return { kind: 'wait', reason: view.running === 0 ? 'budget_blocked' : 'budget' };
+  // Until one unbounded-price item has ended, no second one starts beside it: the budget can then be
+  // passed by at most that one item, and later ones reserve from what it cost.
+  if (next.priceUnbounded && view.observedMaxUsd === undefined && view.running > 0) return { kind: 'wait', reason: 'price_probe' };
+  if (!fitsBudget(view.ledger, reserveFor(next, view.observedMaxUsd))) return { kind: 'wait', reason: view.running === 0 ? 'budget_blocked' : 'budget' };
   return { kind: 'start', item: next };
 }
 

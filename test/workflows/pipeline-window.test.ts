@@ -1,5 +1,5 @@
 import { availableUsd, budgetRaiseProblem, fitsBudget, raiseBudget, reserve, settle } from '../../src/workflows/pipeline-budget';
-import { decideNext, msUntilToken, pageSizeFor, refill, shouldContinueAsNew, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
+import { decideNext, msUntilToken, pageSizeFor, refill, reserveFor, shouldContinueAsNew, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
 import type { PlannedItem } from '../../src/workflows/pipeline-types';
 
 const item = (key: string, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index: 0, where: 'item 1', reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
@@ -96,5 +96,28 @@ describe('start rate, pages, continue-as-new and retries', () => {
     expect(shouldRetry(3, 2, 'ResearchTaskFailed')).toBe(false);
     expect(shouldRetry(1, 2, 'ResearchInvalidRequest')).toBe(false);
     expect(shouldRetry(1, 0, undefined)).toBe(false);
+  });
+});
+
+describe('items whose price the service does not bound', () => {
+  const uncapped = (reserveUsd = 0): PlannedItem => ({ ...item('u'), reserveUsd, priceUnbounded: true });
+
+  it('start one at a time until one has ended and shown what such an item costs', () => {
+    expect(decideNext(view({ next: uncapped(), running: 1 }))).toEqual({ kind: 'wait', reason: 'price_probe' });
+    expect(decideNext(view({ next: uncapped(), running: 0 }))).toMatchObject({ kind: 'start' });
+    expect(decideNext(view({ next: uncapped(), running: 3, concurrency: 5, observedMaxUsd: 0.02 }))).toMatchObject({ kind: 'start' });
+  });
+
+  it('reserve twice the dearest seen (never less than their own floor); bounded items reserve their price', () => {
+    expect(reserveFor(uncapped(), undefined)).toBe(0);
+    expect(reserveFor(uncapped(), 0.013)).toBe(0.026);
+    expect(reserveFor(uncapped(0.05), 0.013)).toBe(0.05);
+    expect(reserveFor({ ...item('b'), reserveUsd: 0.1 }, 0.9)).toBe(0.1);
+  });
+
+  it('wait for the budget by that reservation', () => {
+    const ledger = { budgetUsd: 0.05, spentUsd: 0.03, reservedUsd: 0 };
+    expect(decideNext(view({ next: uncapped(), observedMaxUsd: 0.011, ledger }))).toMatchObject({ kind: 'wait', reason: 'budget_blocked' });
+    expect(decideNext(view({ next: uncapped(), observedMaxUsd: 0.009, ledger }))).toMatchObject({ kind: 'start' });
   });
 });
