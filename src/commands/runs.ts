@@ -57,16 +57,29 @@ async function watch(handle: WorkflowHandle, stream: { isTTY?: boolean; write(te
   const view = progressView(stream);
   let done = false;
   const result = handle.result().finally(() => { done = true; }) as Promise<PipelineRunResult>;
+  let toldWaiting: string | undefined;
   try {
     while (!done) {
       const state = await handle.query(pipelineRunStateQuery).catch(() => undefined);
       if (state) view.update(state);
+      // A run that waits for people (a budget raise, a 402 top-up, a pause) says so once, with what to do:
+      // a bar standing still is not enough to tell a stalled run from a slow one.
+      const waiting = state && (state.phase === 'waiting_for_budget' || state.phase === 'credits_exhausted' || state.phase === 'paused') ? state.phase : undefined;
+      if (state && waiting && waiting !== toldWaiting) view.note(waitingNotice(state));
+      toldWaiting = waiting;
       await Promise.race([result.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, intervalMs))]);
     }
   } finally {
     view.stop();
   }
   return result;
+}
+
+/** What `rp run --wait` prints when a run starts waiting for people. */
+export function waitingNotice(state: PipelineRunState): string {
+  const run = `${state.pipeline}/${state.runKey}`;
+  const todo = state.phase === 'waiting_for_budget' ? `rp budget ${run} --add <usd>` : `rp resume ${run}`;
+  return `${run} waits: ${state.detail ?? state.phase}. Go on with \`${todo}\` (this command keeps waiting; Ctrl-C leaves the run waiting)`;
 }
 
 /** Options of `rp run` without `--dry-run`. */

@@ -44,6 +44,14 @@ export interface DryRunReport {
   previews: number;
   estimate: CostEstimate;
   budgetUsd: number;
+  /** Most one item reserves from the budget while it runs (its price plus its requests' caps). */
+  reservePerItemUsd: number;
+  /**
+   * Budget the run needs to finish at the estimated cost: the estimate plus the largest reservation
+   * beyond an item's estimate (the last item must still fit its reservation, or the run waits for a raise).
+   */
+  budgetNeededUsd: number;
+  /** The run cannot finish within budget_usd even at the estimated cost. */
   overBudget: boolean;
   nextRuns?: string[];
 }
@@ -121,6 +129,9 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
     }
   }
   const estimate = estimateRun(definition, sumEstimates(itemEstimates), count, synthesis);
+  const reservePerItemUsd = itemEstimates.reduce((most, item) => Math.max(most, item.usd, item.maxUsd), 0);
+  const headroomUsd = itemEstimates.reduce((most, item) => Math.max(most, Math.max(item.usd, item.maxUsd) - item.usd), 0);
+  const budgetNeededUsd = Math.round((estimate.usd + headroomUsd) * 1_000_000) / 1_000_000;
   if (previews.size > 0) estimate.calls[PREVIEW_ROUTE] = previews.size;
   const schedule = definition.schedule;
   return {
@@ -135,7 +146,9 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
     previews: previews.size,
     estimate,
     budgetUsd: definition.budget_usd,
-    overBudget: estimate.usd > definition.budget_usd,
+    reservePerItemUsd,
+    budgetNeededUsd,
+    overBudget: budgetNeededUsd > definition.budget_usd,
     ...(schedule ? { nextRuns: nextScheduleTimes(schedule.cron, schedule.timezone, 3, now).map((date) => date.toISOString()) } : {}),
   };
 }
