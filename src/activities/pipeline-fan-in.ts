@@ -50,6 +50,7 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
     const view: ItemResultView = {
       key, index, status: record.status, costUsd: record.costUsd, attempts: record.attempts, files: [],
       ...(record.error !== undefined ? { error: record.error } : {}), ...(record.workflowId ? { workflowId: record.workflowId } : {}),
+      ...(record.possiblyChargedUsd ? { possiblyChargedUsd: record.possiblyChargedUsd } : {}),
     };
     if (record.result) {
       view.report = { key: record.result.key, uri: record.result.uri };

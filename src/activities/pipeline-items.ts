@@ -1,4 +1,4 @@
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, log } from '@temporalio/activity';
 import { ResearchApiError, type AnswerRequest, type ContentsRequest, type PreviewWorkflowRequest, type SearchRequest } from '../api';
 import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { InputError } from '../pipelines/input-file';
@@ -12,6 +12,7 @@ import type { ActivityDeps } from './deps';
 import type { ArtifactStore } from './store';
 import { callOptions, heartbeat } from './context';
 import { createOutcomeOf } from './create-outcome';
+import { attemptLog } from './attempt-log';
 import { checkedKeyPrefix, invalidInput, rethrowAsFailure } from './errors';
 
 /** Where a run's item record lives. */
@@ -43,6 +44,8 @@ export interface RunPipelineItemInput {
   key: string;
   request: ItemRequest;
   prefix: string;
+  /** The item's reserved price: what an earlier attempt that may have been charged is counted at. */
+  reserveUsd?: number;
 }
 
 /** `recordPipelineItems` input. */
@@ -186,8 +189,31 @@ export function pipelineItemActivities(deps: ActivityDeps) {
   }
 
   /** Runs one Answer, Search or Contents item and stores its result; paid calls fail as typed failures (402 stops the run). */
-  async function runPipelineItem({ key, request, prefix }: RunPipelineItemInput): Promise<PipelineItemOutcome> {
+  async function runPipelineItem({ key, request, prefix, reserveUsd }: RunPipelineItemInput): Promise<PipelineItemOutcome> {
     const folder = checkedKeyPrefix(prefix);
+    // The call has no idempotency key: note the attempt durably before sending, and count earlier attempts
+    // that sent it and never reported back (a killed worker) as possibly charged.
+    const attempts = await attemptLog(store, folder, key);
+    const unknown = await attempts.unsettledEarlier();
+    await attempts.sending();
+    let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
+    try {
+      stored = await runPaidCall(request);
+    } catch (error) {
+      // A definite refusal (an HTTP error answer, invalid input) was not charged: settled. A lost answer
+      // fails as PossiblyCharged (the run counts it), and a cancelled attempt (the worker shutting down)
+      // may have sent the call: both stay marked sent, so a retry of this activity counts them.
+      if (!isCancellation(error) && failureType(error) !== FailureType.PossiblyCharged) await attempts.settled();
+      throw error;
+    }
+    await attempts.settled();
+    const result = await store.put(itemResultKey(folder, key), `${JSON.stringify({ key, ...stored }, null, 2)}\n`, 'application/json');
+    const possiblyChargedUsd = unknown > 0 ? Math.round(unknown * (reserveUsd ?? stored.costUsd) * 1_000_000) / 1_000_000 : 0;
+    if (unknown > 0) log.warn('an earlier attempt sent this paid call and never reported back: it may have been charged too', { key, earlierAttempts: unknown, possiblyChargedUsd });
+    return { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) };
+  }
+
+  async function runPaidCall(request: ItemRequest): Promise<{ kind: string; output: unknown; sources?: unknown; costUsd: number }> {
     let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
     switch (request.kind) {
       case 'answer': stored = await answer(request.request); break;
@@ -204,8 +230,7 @@ export function pipelineItemActivities(deps: ActivityDeps) {
       }
       default: throw invalidInput(`runPipelineItem runs answer, search and contents items; ${request.kind} items run as research task workflows`);
     }
-    const result = await store.put(itemResultKey(folder, key), `${JSON.stringify({ key, ...stored }, null, 2)}\n`, 'application/json');
-    return { costUsd: stored.costUsd, result };
+    return stored;
   }
 
   async function answer(request: AnswerRequest): Promise<{ kind: string; output: unknown; sources: unknown[]; costUsd: number }> {
@@ -242,3 +267,6 @@ export function pipelineItemActivities(deps: ActivityDeps) {
 
   return { readPipelinePage, runPipelineItem, recordPipelineItems };
 }
+
+const isCancellation = (error: unknown): boolean => error instanceof CancelledFailure || (error instanceof Error && error.name === 'AbortError');
+const failureType = (error: unknown): string | undefined => (error instanceof ApplicationFailure ? error.type ?? undefined : undefined);

@@ -13,6 +13,8 @@ export interface ItemResultView {
   index: number;
   status: 'completed' | 'failed' | 'cancelled' | 'not_started';
   costUsd: number;
+  /** Part of `costUsd` an earlier attempt may also have been charged (see PipelineItemRecord). */
+  possiblyChargedUsd?: number;
   attempts: number;
   error?: string;
   /** A structured output (JSON), an answer's text, search or contents results; absent for Markdown reports. */
@@ -93,6 +95,7 @@ export function csvCell(template: string, scope: Record<string, unknown>): strin
 export function resultScope(view: ItemResultView): Record<string, unknown> {
   return {
     status: view.status, output: view.output, cost_usd: view.costUsd, attempts: view.attempts,
+    ...(view.possiblyChargedUsd ? { possibly_charged_usd: view.possiblyChargedUsd } : {}),
     ...(view.error !== undefined ? { error: view.error } : {}), ...(view.report ? { report: view.report.uri } : {}),
   };
 }
@@ -101,6 +104,7 @@ export function resultScope(view: ItemResultView): Record<string, unknown> {
 export function jsonlLine(view: ItemResultView, item: unknown): string {
   return JSON.stringify({
     key: view.key, index: view.index, status: view.status, cost_usd: view.costUsd, attempts: view.attempts,
+    ...(view.possiblyChargedUsd ? { possibly_charged_usd: view.possiblyChargedUsd } : {}),
     ...(view.error !== undefined ? { error: view.error } : {}),
     item,
     ...(view.output !== undefined ? { output: view.output } : {}),

@@ -10,7 +10,7 @@ import type {
 
 /** How one started item ended, as the workflow saw it. */
 export type ItemOutcome =
-  | { status: ItemStatus; costUsd: number; workflowId?: string; outputs?: StoredOutputs; result?: ArtifactRef; error?: string; failureType?: string }
+  | { status: ItemStatus; costUsd: number; workflowId?: string; outputs?: StoredOutputs; result?: ArtifactRef; error?: string; failureType?: string; possiblyChargedUsd?: number }
   /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
   | { status: 'credits_exhausted' };
 
@@ -215,6 +215,7 @@ export class PipelineRunModel {
       key: item.key, index: item.index, status: outcome.status, attempts, costUsd: outcome.costUsd, finishedAt: now,
       ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}), ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
       ...(outcome.result ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...(outcome.possiblyChargedUsd ? { possiblyChargedUsd: outcome.possiblyChargedUsd } : {}),
     });
     if (outcome.status === 'failed') {
       this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });

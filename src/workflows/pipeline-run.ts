@@ -137,8 +137,13 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       }
     }
     try {
-      const outcome = await itemCalls.runPipelineItem({ key: item.key, request, prefix });
-      return { status: 'completed', costUsd: outcome.costUsd, result: outcome.result };
+      const outcome = await itemCalls.runPipelineItem({ key: item.key, request, prefix, reserveUsd: item.reserveUsd });
+      // An earlier attempt that sent the call and never reported back may have been charged too: counted, and said.
+      const possiblyChargedUsd = outcome.possiblyChargedUsd ?? 0;
+      return {
+        status: 'completed', costUsd: outcome.costUsd + possiblyChargedUsd, result: outcome.result,
+        ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd, error: `possibly charged twice: ${possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)` } : {}),
+      };
     } catch (error) {
       // Cancelled while its call was in flight: the call may have been charged, so its reserved price counts.
       if (isCancellation(error)) return { status: 'cancelled', costUsd: item.reserveUsd, error: 'cancelled while its call was in flight: its reserved price is counted (it may have been charged)' };

@@ -78,6 +78,11 @@ export interface PipelineItemRecord {
   /** The stored result of an Answer, Search or Contents item. */
   result?: ArtifactRef;
   error?: string;
+  /**
+   * USD an earlier attempt may also have been charged (its worker died or its answer was lost after the
+   * call was sent, and the call was made again): part of `costUsd`, said here so the double charge shows.
+   */
+  possiblyChargedUsd?: number;
   finishedAt: number;
 }
 
@@ -85,6 +90,8 @@ export interface PipelineItemRecord {
 export interface PipelineItemOutcome {
   costUsd: number;
   result: ArtifactRef;
+  /** Earlier attempts of this activity sent the call and never reported back: each may have been charged its reserved price. */
+  possiblyChargedUsd?: number;
 }
 
 /** Counts of items by what happened to them. */

@@ -185,15 +185,17 @@ retries: 8
     const seconds = (Date.now() - started) / 1000;
     const stats = world.emulator.stats.snapshot();
     const lines = await jsonlOutput(result);
-    const costs = lines.map((line) => (line as { cost_usd?: number }).cost_usd ?? 0);
+    // What one answer cost, without what an earlier attempt may also have been charged (counted beside it).
+    const costs = lines.map((line) => ((line as { cost_usd?: number }).cost_usd ?? 0) - ((line as { possibly_charged_usd?: number }).possibly_charged_usd ?? 0));
     const mostExpensive = Math.max(...costs);
+    const possiblyCharged = lines.reduce((sum, line) => sum + ((line as { possibly_charged_usd?: number }).possibly_charged_usd ?? 0), 0);
     const listed = `TaskQueue = "${env.taskQueue}"`;
     await env.waitUntil(async () => (await env.client.workflow.count(listed)).count >= 1, { description: 'the run to be listed' });
     const { executions, texts } = await payloadTextsOnQueue(env.client, env.taskQueue);
     const leaks = leakedSecrets([...logs.lines, ...texts], new Map([['API key', FAKE_API_KEY]]));
     report('answer pipeline under faults', {
       items, seconds: seconds.toFixed(1), counts: result.counts, spentUsd: result.ledger.spentUsd.toFixed(4), chargedUsd: stats.chargedUsd.toFixed(4), budgetUsd,
-      mostExpensiveAnswerUsd: mostExpensive.toFixed(4), answerRequests: stats.requests.answer, injectedFaults: stats.injectedFaults, droppedConnections: stats.droppedConnections,
+      mostExpensiveAnswerUsd: mostExpensive.toFixed(4), possiblyChargedTwiceUsd: possiblyCharged.toFixed(4), answerRequests: stats.requests.answer, injectedFaults: stats.injectedFaults, droppedConnections: stats.droppedConnections,
       timedOutCalls: timedOut, activitiesInFlightAtRestart: inFlightAtStop, executionsScanned: executions, logLinesScanned: logs.lines.length, leaks,
     });
 
@@ -209,9 +211,10 @@ retries: 8
     // connection, a client time-out) is counted at its reserved price and retried through the budget,
     // so the run's ledger never shows less than the service charged, and neither passes the budget by
     // more than one answer's price.
-    // (A call cut off by the worker's stop is not seen as lost: each answer in flight then may be paid twice.)
+    // A call cut off by the worker's stop is seen too: the retry on the next worker finds the attempt it
+    // left marked as sent and counts it as possibly charged.
     const reserveUsd = ANSWER_PRICE_USD + 0.05;
-    expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - inFlightAtStop * reserveUsd - 1e-9);
+    expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - 1e-9);
     expect(result.ledger.spentUsd).toBeLessThanOrEqual(budgetUsd + reserveUsd + 1e-9);
     expect(stats.chargedUsd).toBeLessThanOrEqual(budgetUsd + reserveUsd + 1e-9);
     expect(mostExpensive).toBeLessThanOrEqual(reserveUsd);
