@@ -1,9 +1,9 @@
-import { CancellationScope, condition, isCancellation, log, type ActivityInterfaceFor } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, log, patched, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
 import { throwIfCancelled } from './cancellation';
-import { failureType } from './failure-info';
+import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { RECONCILE_DELAYS_MS } from './polling';
@@ -28,6 +28,8 @@ export interface CreateTaskContext {
   takeDecision(): CreateDecision | undefined;
   /** Delays between looks at the task list; RECONCILE_DELAYS_MS unless set. */
   reconcileDelaysMs?: readonly number[];
+  /** How long to wait for an operator's decision when the look-up cannot settle it; CREATE_DECISION_WAIT_MS unless set. */
+  decisionWaitMs?: number;
 }
 
 /**
@@ -90,27 +92,49 @@ async function reconcile(ctx: CreateTaskContext, createdAfter: string): Promise<
   ctx.model.detail = 'create sent but no answer came back: looking for the task before creating again (or send resolveCreate)';
   ctx.publish();
   const query = ctx.request.query ?? ctx.request.input;
+  const since = Date.now();
+  const counted = <T>(result: T): T => {
+    ctx.model.reconcilingMs += Date.now() - since;
+    return result;
+  };
   // A later inconclusive lookup outweighs an earlier "absent": the task may have shown up meanwhile.
   let lastShowedAbsent = false;
+  let evidence = 'the task list could not be read';
   for (const delayMs of [0, ...(ctx.reconcileDelaysMs ?? RECONCILE_DELAYS_MS)]) {
     if (delayMs > 0) await condition(ctx.hasDecision, delayMs);
-    if (ctx.hasDecision()) return decide(ctx);
+    if (ctx.hasDecision()) return counted(await decide(ctx));
     try {
       const found = await ctx.lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) });
-      if (found) return found;
+      if (found) return counted(found);
       lastShowedAbsent = true;
     } catch (error) {
       if (isCancellation(error)) throw error;
       lastShowedAbsent = false;
+      evidence = failureMessage(error);
       log.warn('could not settle whether a lost create made a task', { requestKey: ctx.requestKey, error: String(error) });
     }
   }
-  if (lastShowedAbsent) return undefined;
-  ctx.model.detail = 'create sent but no answer came back, and the task list cannot be read or does not settle whether the task exists: send resolveCreate with {adoptTaskId} or {createAgain: true}';
+  if (lastShowedAbsent) return counted(undefined);
+  // Only a person can settle it now: the evidence is shown, the wait is bounded, and creating again
+  // blindly could pay for the task twice.
+  const waitMs = ctx.decisionWaitMs ?? CREATE_DECISION_WAIT_MS;
+  ctx.model.detail = `create sent but no answer came back, and the task list cannot be read or does not settle whether the task exists (${evidence}): send the resolveCreateOutcome update (or resolveCreate signal) with {adoptTaskId: "<task id>"} or {createAgain: true}; without a decision the item fails in ${Math.round(waitMs / 3_600_000)} h, not created again`;
   ctx.publish();
-  await condition(ctx.hasDecision);
-  return decide(ctx);
+  if (!patched('bounded-create-decision')) {
+    await condition(ctx.hasDecision);
+    return counted(await decide(ctx));
+  }
+  if (await condition(ctx.hasDecision, waitMs)) return counted(await decide(ctx));
+  counted(undefined);
+  throw ApplicationFailure.create({
+    type: FailureType.CreateOutcomeUnknown,
+    nonRetryable: true,
+    message: `no decision on a create whose outcome is unknown after ${Math.round(waitMs / 3_600_000)} h (${evidence}); it may have made a task at the service (request key ${ctx.requestKey}): look for it before running the item again`,
+  });
 }
+
+/** How long a create whose outcome nobody can settle waits for an operator's decision before the item fails. */
+export const CREATE_DECISION_WAIT_MS = 7 * 24 * 3_600_000;
 
 /** Applies an operator's (or a webhook's) decision: adopt that task, or create again. */
 async function decide(ctx: CreateTaskContext): Promise<CreatedResearchTask | undefined> {

@@ -11,6 +11,9 @@ export const resumeSignal = defineSignal('resume');
 /** An operator's decision on a create whose outcome is unknown. */
 export const resolveCreateSignal = defineSignal<[CreateDecision]>('resolveCreate');
 
+/** An operator's decision on a create whose outcome is unknown, answered at once (refused when none is waited for). */
+export const resolveCreateOutcomeUpdate = defineUpdate<{ accepted: true; decision: 'adopt' | 'create_again' }, [CreateDecision]>('resolveCreateOutcome');
+
 /** A checkpoint answer with a synchronous accept or reject. */
 export const respondToCheckpointUpdate = defineUpdate<{ accepted: true; interactionId: string }, [CheckpointAnswer]>('respondToCheckpoint');
 /** A follow-up instruction for the research agent; rejected once the task is past the point of taking one. */
@@ -32,6 +35,7 @@ export const HANDLER_DESCRIPTIONS: Readonly<Record<string, string>> = {
   checkpointResponse: 'Answer the checkpoint the task waits at: {interactionId, response}. Prefer the respondToCheckpoint update, which says at once whether the answer was accepted.',
   resume: 'After credits were topped up (402) or a key or permission fixed (401, 403): try the refused call again.',
   resolveCreate: 'Settle a create whose outcome is unknown: {adoptTaskId: "<task id>"} to adopt a task found at the service, or {createAgain: true} after checking none exists.',
+  resolveCreateOutcome: 'Settle a create whose outcome is unknown (the current details show what the look-up found): {adoptTaskId: "<task id>"} to adopt a task found at the service, or {createAgain: true} after checking none exists. Refused unless the workflow waits for that decision.',
   respondToCheckpoint: 'Answer the checkpoint the task waits at: {interactionId, response}; refused with the reason when the interaction is not the current one or the response has the wrong shape.',
   addInstruction: 'Send a follow-up instruction (text) to the research agent while the task runs; refused once the task is past taking one.',
   researchTaskState: 'Status, progress, the checkpoint waiting for an answer, cost, why the workflow waits, and refused messages.',

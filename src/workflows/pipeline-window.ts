@@ -102,7 +102,8 @@ export function shouldContinueAsNew(info: { historyLength: number; continueAsNew
 }
 
 /** Failure types that another attempt cannot fix: the request itself is wrong. */
-const PERMANENT_FAILURES: ReadonlySet<string> = new Set([FailureType.InvalidRequest, FailureType.InvalidInput, FailureType.NotFound]);
+// A create whose outcome nobody settled may have made a task: running the item again could pay twice.
+const PERMANENT_FAILURES: ReadonlySet<string> = new Set([FailureType.InvalidRequest, FailureType.InvalidInput, FailureType.NotFound, FailureType.CreateOutcomeUnknown]);
 
 /** Whether a failed item gets another attempt: attempts left, and a failure another attempt could fix. */
 export function shouldRetry(attempts: number, retries: number, failureType: string | undefined): boolean {

@@ -112,6 +112,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       takeDecision: () => inbox.takeDecision(),
       hasDecision: () => inbox.decision !== undefined,
       reconcileDelaysMs: input.polling?.reconcileDelaysMs,
+      ...(input.polling?.createDecisionWaitMs !== undefined ? { decisionWaitMs: input.polling.createDecisionWaitMs } : {}),
     });
     webhookConfigured = created.webhookConfigured;
     if (!carried) {
@@ -262,7 +263,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
       outputs,
       cost: model.cost,
       sourceCount: outputs.sourceCount,
-      timings: { startedAt, finishedAt, durationMs: finishedAt - startedAt, waitingForInputMs: model.waitingForInputMs },
+      timings: { startedAt, finishedAt, durationMs: finishedAt - startedAt, waitingForInputMs: model.waitingForInputMs, ...(model.reconcilingMs > 0 ? { reconcilingMs: model.reconcilingMs } : {}) },
       polls: model.polls,
       webhooks: model.webhooks,
     };

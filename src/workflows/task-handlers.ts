@@ -2,7 +2,7 @@ import { ApplicationFailure, setHandler, type ActivityInterfaceFor } from '@temp
 import type { createActivities } from '../activities';
 import {
   addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate, resumeSignal,
-  resolveCreateSignal, webhookReceivedSignal,
+  resolveCreateOutcomeUpdate, resolveCreateSignal, webhookReceivedSignal,
   described,
 } from './definitions';
 import { failureMessage } from './failure-info';
@@ -82,6 +82,19 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
     }
     inbox.decision = parsed.decision;
   }, described(resolveCreateSignal));
+  setHandler(resolveCreateOutcomeUpdate, (value) => {
+    const parsed = parseCreateDecision(value);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    inbox.decision = parsed.decision;
+    return { accepted: true as const, decision: 'adoptTaskId' in parsed.decision ? 'adopt' as const : 'create_again' as const };
+  }, {
+    ...described(resolveCreateOutcomeUpdate),
+    validator: (value) => {
+      if (model.waitingFor !== 'reconciling_create') throw new Error(`no create outcome is waiting for a decision (the workflow is ${model.waitingFor})`);
+      const parsed = parseCreateDecision(value);
+      if ('problem' in parsed) throw new Error(parsed.problem);
+    },
+  });
   setHandler(checkpointResponseSignal, async (answer) => {
     const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
     const problem = model.answerProblem(answer);

@@ -23,6 +23,8 @@ export class ResearchTaskModel {
   polls = 0;
   webhooks = 0;
   waitingForInputMs = 0;
+  /** Time spent settling a create whose answer was lost. */
+  reconcilingMs = 0;
   readonly rejectedAnswers: ResearchTaskState['rejectedAnswers'] = [];
   readonly rejectedSignals: ResearchTaskState['rejectedSignals'] = [];
   readonly instructions: ResearchTaskState['instructions'] = [];
@@ -175,6 +177,7 @@ export class ResearchTaskModel {
       polls: this.polls,
       webhooks: this.webhooks,
       error: this.error,
+      reconcilingMs: this.reconcilingMs,
     };
   }
 }

@@ -17,6 +17,8 @@ export interface PollingOverrides {
   maxDelayMs?: number;
   /** Delays between looks at the task list after a create whose answer was lost (RECONCILE_DELAYS_MS unless set). */
   reconcileDelaysMs?: number[];
+  /** How long a create nobody can settle waits for an operator's decision before the item fails (default 7 days). */
+  createDecisionWaitMs?: number;
 }
 
 /** `researchTaskWorkflow` input: the task request (every field of spec 2.4) plus its context. */
@@ -103,6 +105,8 @@ export interface ResearchTaskState {
   polls: number;
   webhooks: number;
   error?: string;
+  /** Time spent finding out whether a create whose answer was lost made a task (looking, then waiting for an operator). */
+  reconcilingMs: number;
 }
 
 /** A checkpoint answer as signals and updates carry it. */
@@ -134,7 +138,7 @@ export interface ResearchTaskResult {
   outputs: StoredOutputs;
   cost?: number;
   sourceCount: number;
-  timings: { startedAt: number; finishedAt: number; durationMs: number; waitingForInputMs: number };
+  timings: { startedAt: number; finishedAt: number; durationMs: number; waitingForInputMs: number; reconcilingMs?: number };
   polls: number;
   webhooks: number;
 }
