@@ -116,6 +116,11 @@ export async function readSourcePage(source: ItemSource, cursor: ItemCursor | un
   }
 }
 
+/** Most bytes a page of planned items may carry (its activity result sits in history; Temporal refuses payloads over 2 MB). */
+export const MAX_PAGE_BYTES = 512 * 1024;
+/** Most bytes one planned item (its rendered request) may carry: larger ones fail alone. */
+export const MAX_PLANNED_ITEM_BYTES = 128 * 1024;
+
 /** Activities that plan, run and record the items of a pipeline run. */
 export function pipelineItemActivities(deps: ActivityDeps) {
   const { api, store } = deps;
@@ -131,37 +136,48 @@ export function pipelineItemActivities(deps: ActivityDeps) {
     const prefix = checkedKeyPrefix(input.prefix);
     const page = await readSourcePage(input.source, input.cursor, input.limit);
     const context = runContext(input);
-    const items: PlannedItem[] = [];
     const previews = new Map<string, Promise<PreviewFigures | { problem: string }>>();
-    for (const item of page.items.slice(input.skip ?? 0)) {
-      const { key, problem } = keyOf(input.definition, input.source, item, context);
-      const planned: PlannedItem = { key, index: item.index, where: item.where, reserveUsd: 0 };
-      if (problem) {
-        items.push({ ...planned, problem });
-        continue;
+    const skip = input.skip ?? 0;
+    const items: PlannedItem[] = [];
+    let bytes = 0;
+    for (const item of page.items.slice(skip)) {
+      let planned = await planItem(input, prefix, item, context, previews);
+      const size = Buffer.byteLength(JSON.stringify(planned));
+      // An item too large to sit in history fails alone; a page stops before it would grow past its budget.
+      if (size > MAX_PLANNED_ITEM_BYTES) planned = { key: planned.key, index: planned.index, where: planned.where, reserveUsd: 0, problem: `${item.where}: the rendered request is ${Math.ceil(size / 1024)} KB, over the ${MAX_PLANNED_ITEM_BYTES / 1024} KB an item may carry through workflow history; shorten its templates' inputs` };
+      else if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) {
+        // The cursor must point just past the items returned: read that many again for its position.
+        const exact = await readSourcePage(input.source, input.cursor, skip + items.length);
+        return { items, cursor: exact.cursor, done: false };
       }
-      const earlier = await previousRecord(prefix, key);
-      if (earlier?.status === 'completed') {
-        items.push({ ...planned, done: { status: 'completed', costUsd: earlier.costUsd } });
-        continue;
-      }
-      try {
-        const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
-        const preview = request.kind === 'workflow' ? await previewOf(request.preview, previews) : undefined;
-        if (preview && 'problem' in preview) {
-          items.push({ ...planned, problem: `${item.where}: ${preview.problem}` });
-          continue;
-        }
-        const estimate = estimateItem(request, preview);
-        items.push({
-          ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(estimate.unbounded ? { priceUnbounded: true } : {}), ...(earlier ? { attempts: 0 } : {}),
-        });
-      } catch (error) {
-        if (!(error instanceof ItemError)) throw error;
-        items.push({ ...planned, problem: error.message });
-      }
+      items.push(planned);
+      bytes += Math.min(size, MAX_PLANNED_ITEM_BYTES);
     }
     return { items, cursor: page.cursor, done: page.done };
+  }
+
+  /** One item's plan: its key, its request rendered and checked, the price to reserve, or why it cannot run. */
+  async function planItem(input: ReadPipelinePageInput, prefix: string, item: SourceItem, context: RunContext, previews: Map<string, Promise<PreviewFigures | { problem: string }>>): Promise<PlannedItem> {
+    const { key, problem } = keyOf(input.definition, input.source, item, context);
+    const planned: PlannedItem = { key, index: item.index, where: item.where, reserveUsd: 0 };
+    if (problem) return { ...planned, problem };
+    const earlier = await previousRecord(prefix, key);
+    if (earlier?.status === 'completed') return { ...planned, done: { status: 'completed', costUsd: earlier.costUsd } };
+    try {
+      const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
+      const preview = request.kind === 'workflow' ? await previewOf(request.preview, previews) : undefined;
+      if (preview && 'problem' in preview) return { ...planned, problem: `${item.where}: ${preview.problem}` };
+      const estimate = estimateItem(request, preview);
+      // An item an earlier execution left cancelled ran a child that completed (cancelled): it starts a new one.
+      const generation = earlier?.status === 'cancelled' ? (earlier.generation ?? 0) + 1 : earlier?.generation;
+      return {
+        ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(estimate.unbounded ? { priceUnbounded: true } : {}),
+        ...(earlier ? { attempts: 0 } : {}), ...(generation ? { generation } : {}),
+      };
+    } catch (error) {
+      if (!(error instanceof ItemError)) throw error;
+      return { ...planned, problem: error.message };
+    }
   }
 
   /**

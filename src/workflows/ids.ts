@@ -37,6 +37,15 @@ export function pipelineItemWorkflowId(pipeline: string, run: string, itemKey: s
   return researchTaskWorkflowId({ pipeline, run, item: itemKey });
 }
 
+/**
+ * The research task workflow id of an item in a given generation: the plain id first, `~<n>` after an
+ * earlier execution of the run key left the item cancelled (its workflow completed, so the id is spent).
+ */
+export function pipelineItemGenerationId(pipeline: string, run: string, itemKey: string, generation: number | undefined): string {
+  const id = pipelineItemWorkflowId(pipeline, run, itemKey);
+  return generation ? `${id}~${generation}` : id;
+}
+
 /** Workflow id of one pipeline run, deterministic from the pipeline and the run key (a schedule slot or an app event's idempotency key). */
 export function pipelineRunWorkflowId(pipeline: string, run: string): string {
   return `pipeline-run/${part(pipeline)}/${part(run)}`;

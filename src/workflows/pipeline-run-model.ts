@@ -216,6 +216,7 @@ export class PipelineRunModel {
       ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}), ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
       ...(outcome.result ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...(outcome.possiblyChargedUsd ? { possiblyChargedUsd: outcome.possiblyChargedUsd } : {}),
+      ...(item.generation ? { generation: item.generation } : {}),
     });
     if (outcome.status === 'failed') {
       this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });

@@ -13,7 +13,7 @@ import { download, itemCall, shortCall } from './activity-options';
 import { described, resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
-import { pipelineItemWorkflowId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from './ids';
+import { pipelineItemGenerationId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from './ids';
 import { afterPrepared, initialBatchStepState, nextBatchRound, unrunRetries } from './pipeline-batch-plan';
 import { availableUsd, budgetRaiseProblem, fitsBudget } from './pipeline-budget';
 import { itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
@@ -115,7 +115,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   async function runItem(item: PlannedItem, attempts: number): Promise<ItemOutcome> {
     const request = item.request as ItemRequest;
     if (request.kind === 'deepresearch' || request.kind === 'workflow') {
-      const workflowId = pipelineItemWorkflowId(definition.name, runKey, item.key);
+      const workflowId = pipelineItemGenerationId(definition.name, runKey, item.key, item.generation);
       try {
         const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
           workflowId,
@@ -208,7 +208,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       publish();
       if (forwardResume) {
         forwardResume = false;
-        await Promise.all([...model.inFlight.keys()].map((key) => getExternalWorkflowHandle(pipelineItemWorkflowId(definition.name, runKey, key)).signal(resumeSignal).catch(() => undefined)));
+        await Promise.all([...model.inFlight.values()].map(({ item }) => getExternalWorkflowHandle(pipelineItemGenerationId(definition.name, runKey, item.key, item.generation)).signal(resumeSignal).catch(() => undefined)));
       }
       if (model.pending.length >= RECORD_FLUSH_SIZE) await flush();
       if (!model.draining && !model.stopping && !model.inputExhausted && shouldContinueAsNew(workflowInfo(), threshold)) {

@@ -52,6 +52,11 @@ export interface PlannedItem {
   done?: { status: ItemStatus; costUsd: number };
   /** Attempts made so far (a retried item carries its count). */
   attempts?: number;
+  /**
+   * How many earlier executions of this run key left the item cancelled: its research task workflow ran
+   * (and completed, cancelled) under the plain id, so a resumed run starts it under `~<generation>`.
+   */
+  generation?: number;
 }
 
 /** `readPipelinePage` result. */
@@ -83,6 +88,8 @@ export interface PipelineItemRecord {
    * call was sent, and the call was made again): part of `costUsd`, said here so the double charge shows.
    */
   possiblyChargedUsd?: number;
+  /** See PlannedItem.generation. */
+  generation?: number;
   finishedAt: number;
 }
 

@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
+import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
+import { describeScenarios } from '../../support/scenario-env';
+import { companies, pipelineInput } from '../pipeline-world';
+import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+
+describeScenarios('money safety: resuming a cancelled run', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('runs the cancelled DeepResearch items again under a new workflow id, reuses the completed ones, and pays for nothing twice', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(`
+name: resumed
+input:
+  items:
+${companies(3)}
+  key: "{{ item.domain | slug }}"
+step:
+  deepresearch:
+    query: "Profile {{ item.name }}"
+    mode: fast
+concurrency: 1
+start_rate_per_second: 50
+budget_usd: 5
+`, world, { runKey: 'again' });
+    const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/resumed/again', args: [input] });
+    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).counts.completed === 1, { timeoutMs: 3_600_000, description: 'the first item to finish' });
+    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).running.length === 1, { description: 'the second item to start' });
+    const [runningKey] = (await first.query(pipelineRunStateQuery)).running;
+    const child = env.getHandle(`research-task/resumed/again/${runningKey}`);
+    await env.waitUntil(async () => (await child.query(researchTaskStateQuery)).deepresearchId !== undefined, { description: 'the child to create its task' });
+    await first.cancel();
+    expect((await first.result()).counts).toMatchObject({ completed: 1, cancelled: 1 });
+    const createdBefore = world.emulator.stats.snapshot().tasksCreated;
+    expect(createdBefore).toBe(2);
+
+    // The same run key again: the completed item is reused, the cancelled one and the unstarted one run.
+    const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/resumed/again', args: [input] });
+    const resumed = await again.result();
+    expect(resumed.counts).toMatchObject({ reused: 1, completed: 2, failed: 0 });
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(4);
+    expect(await env.getHandle(`research-task/resumed/again/${runningKey}~1`).result()).toMatchObject({ status: 'completed' });
+    const lines = (await readFile(fileURLToPath(resumed.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string });
+    expect(lines.map((line) => line.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+});
