@@ -8,26 +8,35 @@ const retry: RetryPolicy = {
   nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
 };
 
-/** One HTTP call to the service: short, retried with backoff (429 waits for `Retry-After`). */
+/**
+ * One HTTP call to the service: short, retried with backoff (429 waits for `Retry-After`). A call that
+ * outlasts 5 s heartbeats, so a worker killed mid-call is noticed in 20 s rather than at the timeout.
+ */
 export const shortCall: ActivityOptions = {
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry,
 };
 
-/** Creating a paid task: ambiguous outcomes fail without retry so the workflow reconciles first. */
+/**
+ * Creating a paid task: ambiguous outcomes fail without retry so the workflow reconciles first. It
+ * heartbeats while the call waits, so a worker killed mid-create is noticed in 20 s (not at the 2-minute
+ * timeout) and the retry, which looks for the task before sending, runs on another worker.
+ */
 export const createCall: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { ...retry, maximumAttempts: 20 },
 };
 
 /**
  * One Answer, Search or Contents item (a paid call): a few tries, then the run's own retries (`retries`)
  * take over. It heartbeats while the call waits, so a slow call is not retried beside itself, and a
- * worker that dies mid-call is noticed within a minute.
+ * worker that dies mid-call is noticed within 20 s.
  */
 export const itemCall: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: { ...retry, maximumAttempts: 3 },
 };
 
