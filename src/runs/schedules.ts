@@ -24,8 +24,13 @@ export function digestOfNote(note: string | undefined): string | undefined {
 /** The schedule id of a pipeline. */
 export const scheduleIdOf = (pipeline: string): string => `${SCHEDULE_ID_PREFIX}${pipeline}`;
 
+/**
+ * The definition's overlap policy on the server. `terminate_other` becomes CANCEL_OTHER: a terminated run
+ * runs no code, so it would write no records or outputs and leave its tasks open at the service; a
+ * cancelled one cancels its items, writes what it has, and the next run starts once it has closed.
+ */
 const OVERLAP: Record<string, ScheduleOverlapPolicy> = {
-  skip: 'SKIP', buffer_one: 'BUFFER_ONE', buffer_all: 'BUFFER_ALL', cancel_other: 'CANCEL_OTHER', terminate_other: 'TERMINATE_OTHER', allow_all: 'ALLOW_ALL',
+  skip: 'SKIP', buffer_one: 'BUFFER_ONE', buffer_all: 'BUFFER_ALL', cancel_other: 'CANCEL_OTHER', terminate_other: 'CANCEL_OTHER', allow_all: 'ALLOW_ALL',
 };
 
 /** A definition without a `schedule:` block cannot be scheduled. */

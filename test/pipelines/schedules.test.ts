@@ -27,6 +27,14 @@ describe('schedules of pipeline definitions', () => {
     expect(digestOfNote(scheduleOptionsFor(loaded, 'queue', { region: 'US' }).state?.note)).not.toBe(digestOfNote(options.state?.note));
   });
 
+  it('never terminates a running run for the next one: terminate_other cancels it, so it writes its outputs first', async () => {
+    const loaded = await loadPipelineDefinition(path.join(EXAMPLES, 'competitor-scan.yaml'));
+    const overlapOf = (overlap: string) => scheduleOptionsFor({ ...loaded, definition: { ...loaded.definition, schedule: { ...loaded.definition.schedule!, overlap } } } as typeof loaded, 'queue').policies?.overlap;
+    expect(overlapOf('terminate_other')).toBe('CANCEL_OTHER');
+    expect(overlapOf('cancel_other')).toBe('CANCEL_OTHER');
+    expect(overlapOf('buffer_one')).toBe('BUFFER_ONE');
+  });
+
   it('refuses a definition without a schedule block', async () => {
     const loaded = await loadPipelineDefinition(path.join(EXAMPLES, 'quick-answers.yaml'));
     expect(() => scheduleOptionsFor(loaded, 'queue')).toThrow(NotScheduledError);
