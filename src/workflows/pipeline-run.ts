@@ -359,6 +359,8 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
           workflowId: pipelineSynthesisWorkflowId(definition.name, runKey),
           args: [{ request: request.request, context: { pipeline: definition.name, run: runKey, item: '~synthesis' }, ...(input.polling ? { polling: input.polling } : {}) }],
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          // Terminated (the default) would leave its task open and paying at the service when the run ends.
+          ...(patched('synthesis-request-cancel') ? { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL } : {}),
           staticSummary: `${definition.name} · run ${runKey} · synthesis`,
         });
         model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + (result.cost ?? 0) };

@@ -1,0 +1,43 @@
+import { researchTaskStateQuery } from '../../../src/workflows/definitions';
+import { pipelineSynthesisWorkflowId } from '../../../src/workflows/ids';
+import type { ResearchTaskState } from '../../../src/workflows/types';
+import { describeScenarios } from '../../support/scenario-env';
+import { pipelineInput } from '../pipeline-world';
+import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+
+describeScenarios('money safety: the synthesis child when its run ends', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('cancels the synthesis task at the service when the run is terminated, instead of leaving it open', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(`
+name: brief
+input:
+  items: [Acme]
+  key: "{{ item | slug }}"
+step:
+  answer:
+    query: "What does {{ item }} sell?"
+    data_max_price: 0.05
+start_rate_per_second: 50
+budget_usd: 5
+synthesis:
+  deepresearch:
+    query: "Compare the companies for {{ pipeline.name }}"
+    mode: heavy
+`, world, { runKey: 'close' });
+    const handle = await env.start('pipelineRunWorkflow', { workflowId: 'pipeline-run/brief/close', args: [input] });
+    const child = env.getHandle(pipelineSynthesisWorkflowId('brief', 'close'));
+    let taskId: string | undefined;
+    await env.waitUntil(async () => {
+      const state = await child.query<ResearchTaskState>(researchTaskStateQuery).catch(() => undefined);
+      taskId = state?.waitingFor === 'research' ? state.deepresearchId : undefined;
+      return taskId !== undefined;
+    });
+    await env.client.workflow.getHandle(handle.workflowId).terminate('an operator ends the run');
+    await env.waitUntil(async () => (await world!.api.getTask(taskId!)).status === 'cancelled');
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+  });
+});
