@@ -35,7 +35,9 @@ export const codecRoutes: FastifyPluginAsync<CodecRoutesOptions> = async (app, o
     maxAge: 600,
   });
   const expected = options.token === undefined ? undefined : secretDigest(`Bearer ${options.token}`);
-  app.addHook('preHandler', async (request, reply) => {
+  // onRequest runs before the body is parsed: a caller without the token gets no byte of its body read.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return undefined;
     if (expected && !matchesAnyDigest(secretDigest(request.headers.authorization ?? ''), [expected])) {
       return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'authorization: a valid bearer token is required' });
     }
