@@ -10,15 +10,16 @@ export class ParameterError extends Error {
 
 /** Splits `--set name=value` arguments; a repeated name keeps the last value, as shells users expect. */
 export function parseSetArguments(pairs: readonly string[]): Record<string, string> {
-  const values: Record<string, string> = {};
+  // A Map then fromEntries: `__proto__=x` becomes an own entry (named as unknown later), not a prototype change.
+  const values = new Map<string, string>();
   const problems: string[] = [];
   for (const pair of pairs) {
     const equals = pair.indexOf('=');
     if (equals <= 0) problems.push(`--set ${pair}: expected name=value`);
-    else values[pair.slice(0, equals).trim()] = pair.slice(equals + 1);
+    else values.set(pair.slice(0, equals).trim(), pair.slice(equals + 1));
   }
   if (problems.length > 0) throw new ParameterError(problems);
-  return values;
+  return Object.fromEntries(values);
 }
 
 /** Converts command-line text to a parameter's type (`"3"` to 3 for an integer), leaving bad text as text for the check to name. */
@@ -45,11 +46,12 @@ export function resolveParameters(
   const problems: string[] = [];
   const declared = Object.keys(specs);
   for (const name of Object.keys(overrides)) {
-    if (!(name in specs)) problems.push(`unknown parameter "${name}" (parameters: ${declared.join(', ') || 'none'})`);
+    // Own properties only: `toString` or `constructor` is not a declared parameter.
+    if (!Object.hasOwn(specs, name)) problems.push(`unknown parameter "${name}" (parameters: ${declared.join(', ') || 'none'})`);
   }
-  const values: Record<string, ParameterValue> = {};
+  const values: Record<string, ParameterValue> = Object.create(null) as Record<string, ParameterValue>;
   for (const [name, spec] of Object.entries(specs)) {
-    const given = overrides[name];
+    const given = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
     const value = given !== undefined && options.textValues && typeof given === 'string' ? fromText(spec.type, given) : given ?? spec.default;
     if (value === undefined) {
       problems.push(`parameter ${name}: is required (no default; give --set ${name}=...)`);
