@@ -65,8 +65,25 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (va
 const text = (fallback: string) => optional(z.string().trim().min(1)).transform((value) => value ?? fallback);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' });
 
-/** The intake key: random text of at least 32 characters (e.g. `openssl rand -hex 32`). */
-export const intakeKey = z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)');
+/** Estimated bits of a key from its character frequencies (Shannon entropy times length). */
+function estimatedKeyBits(key: string): { distinct: number; bits: number } {
+  const counts = new Map<string, number>();
+  for (const character of key) counts.set(character, (counts.get(character) ?? 0) + 1);
+  let bitsPerCharacter = 0;
+  for (const count of counts.values()) bitsPerCharacter -= (count / key.length) * Math.log2(count / key.length);
+  return { distinct: counts.size, bits: bitsPerCharacter * key.length };
+}
+
+/**
+ * The intake key: random text of at least 32 characters (e.g. `openssl rand -hex 32`). A long key of
+ * few distinct characters (`aaaa...`, `0123` repeated) is refused: its route tokens would be guessable.
+ * Random hex of 32 characters has about 14 distinct characters and 112 bits by this estimate.
+ */
+export const intakeKey = z.string().trim().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)', abort: true })
+  .refine((key) => {
+    const { distinct, bits } = estimatedKeyBits(key);
+    return distinct >= 8 && bits >= 96;
+  }, 'has too little entropy (fewer than 8 distinct characters or under 96 bits by character frequency); use e.g. openssl rand -hex 32');
 
 const environment = z.object({
   TEMPORAL_ADDRESS: text('localhost:7233').pipe(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')),
