@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
-import { stringify } from 'csv-stringify/sync';
 import { estimateItem } from '../pipelines/estimate';
 import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
+import { csvText } from './csv-text';
 import { csvCell, csvColumns, jsonlLine, markdownIndex, outputSchemaOf, resultScope, type ItemResultView } from '../pipelines/fan-in';
 import { renderSynthesisRequest, type ItemRequest } from '../pipelines/render-item';
 import { renderTemplate } from '../shared/template';
@@ -143,7 +143,7 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
     const written: ArtifactRef[] = [];
     for (const file of files) {
       const body = file.output.format === 'jsonl' ? `${file.lines.join('\n')}${file.lines.length ? '\n' : ''}`
-        : file.output.format === 'csv' ? stringify([file.columns.map((column) => column.header), ...file.rows])
+        : file.output.format === 'csv' ? csvText(file.columns.map((column) => column.header), file.rows, { escapeFormulas: file.output.escape_formulas !== false })
           : markdownIndex({
             title: `${definition.name}: run ${input.runKey}`, indexKey: file.key, views, totals: input.ledger,
             ...(input.synthesis ? { synthesis: { key: input.synthesis.key } } : {}), ...(changes ? { changes: { key: changes.key } } : {}),

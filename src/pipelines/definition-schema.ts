@@ -30,6 +30,8 @@ export const outputSchema = z.strictObject({
   file: relativeFile.optional().meta({ description: 'File name in the run folder (default results.<format>); may use {{ params.x }} and {{ run.key }}' }),
   columns: z.record(z.string().min(1), templateText).optional()
     .meta({ description: 'CSV only: header -> template over item and result, e.g. {{ result.output.pricing }}' }),
+  escape_formulas: z.boolean().optional()
+    .meta({ description: 'CSV only (on unless false): prefix a quote to cells starting with = + - @ tab or CR, so spreadsheets do not run them as formulas' }),
 }).superRefine((output, ctx) => {
   if (output.format === 'csv' && output.columns === undefined) ctx.addIssue({ code: 'custom', path: ['columns'], message: 'is required for csv (header -> template)' });
   if (output.format !== 'csv' && output.columns !== undefined) ctx.addIssue({ code: 'custom', path: ['columns'], message: 'only applies to csv' });
