@@ -33,6 +33,8 @@ export interface IntakeOptions {
   webhookToleranceSeconds?: number;
   /** Deadline of each Temporal call made for a request (default 5 s): past it the answer is 503. */
   temporalTimeoutMs?: number;
+  /** Open connections at most (default 1,024); more are closed on arrival. */
+  maxConnections?: number;
   /** TLS certificate and key (PEM): the intake then speaks HTTPS. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** The clock webhook timestamps are checked against (epoch ms). */
@@ -46,6 +48,8 @@ export interface Intake {
   app: FastifyInstance;
   metrics: IntakeMetrics;
 }
+
+const MAX_PARAM_LENGTH = 2_048;
 
 /** The URL path of a webhook with its route token masked, for logs. */
 export function maskedUrl(url: string): string {
@@ -67,8 +71,20 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
   const app = Fastify({
     logger,
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    // Workflow ids may be up to 1,000 bytes (Temporal's default), percent-encoded in the webhook path.
+    maxParamLength: MAX_PARAM_LENGTH,
+    // A body trickled a byte a second must not hold a connection: whole request 30 s, idle socket 60 s.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    // Errors raised before routing (a path segment too long, a bad URL) quote the path, route token and all.
+    frameworkErrors: (error: { code?: string }, _request: unknown, reply: { status(code: number): { send(body: unknown): void } }) => {
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') reply.status(414).send({ error: `a path segment is longer than ${MAX_PARAM_LENGTH} characters (no workflow id or route token is)`, code: 'path_too_long' });
+      else reply.status(400).send({ error: 'the request URL is malformed', code: 'bad_url' });
+    },
     ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
   } as FastifyServerOptions).withTypeProvider<ZodTypeProvider>();
+  app.server.headersTimeout = 10_000;
+  app.server.maxConnections = options.maxConnections ?? 1_024;
   const metrics = new IntakeMetrics();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
