@@ -50,6 +50,25 @@ export interface Intake {
 }
 
 const MAX_PARAM_LENGTH = 2_048;
+const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text opens more than `limit` arrays or objects at once (brackets inside strings do not count). */
+function jsonDepthOver(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text.charCodeAt(index);
+    if (inString) {
+      if (character === 0x5c) index += 1;
+      else if (character === 0x22) inString = false;
+    } else if (character === 0x22) inString = true;
+    else if (character === 0x5b || character === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (character === 0x5d || character === 0x7d) depth -= 1;
+  }
+  return false;
+}
 
 /** The URL path of a webhook with its route token masked, for logs. */
 export function maskedUrl(url: string): string {
@@ -72,7 +91,7 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
     logger,
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Workflow ids may be up to 1,000 bytes (Temporal's default), percent-encoded in the webhook path.
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A body trickled a byte a second must not hold a connection: whole request 30 s, idle socket 60 s.
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
@@ -95,7 +114,10 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     request.rawBody = body as Buffer;
-    parseJson(request, (body as Buffer).toString('utf8'), done);
+    const text = (body as Buffer).toString('utf8');
+    // Schemas walk nested values recursively: refuse deep nesting before anything recurses into it.
+    if (jsonDepthOver(text, MAX_JSON_DEPTH)) return done(Object.assign(new Error(`the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
+    parseJson(request, text, done);
   });
 
   await app.register(fastifySwagger, {
