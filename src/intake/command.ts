@@ -27,7 +27,7 @@ export async function runIntake(config: IntakeConfig, listen: ListenOptions): Pr
     client, secrets: new FileWebhookSecretStore(config.webhookSecretDir), intakeKey: config.intakeKey, tokens: config.tokens,
     pipelinesDir: config.pipelinesDir, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
     bodyLimitBytes: config.bodyLimitBytes, webhookToleranceSeconds: config.webhookToleranceSeconds,
-    ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}), ...(tls ? { tls } : {}),
+    ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}), ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}), ...(tls ? { tls } : {}),
   });
   if (!tls && !LOOPBACK.test(listen.host)) {
     app.log.warn(`listening on ${listen.host} without TLS: plain HTTP is for loopback development; give INTAKE_TLS_CERT and INTAKE_TLS_KEY or put a TLS proxy in front`);

@@ -16,6 +16,8 @@ export interface IntakeConfig {
   tls?: { certFile: string; keyFile: string };
   /** Base URL of the Temporal UI, for links in answers (e.g. http://localhost:8233). */
   temporalUiUrl?: string;
+  /** The intake's own public URL (INTAKE_PUBLIC_URL), for the status links in its answers. */
+  publicUrl?: string;
 }
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
@@ -36,6 +38,7 @@ const environment = z.object({
   INTAKE_TLS_CERT: optional(z.string().trim().min(1)),
   INTAKE_TLS_KEY: optional(z.string().trim().min(1)),
   TEMPORAL_UI_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:8233' })),
+  INTAKE_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://intake.example.com' })),
 }).superRefine((env, ctx) => {
   if (Boolean(env.INTAKE_TLS_CERT) !== Boolean(env.INTAKE_TLS_KEY)) {
     ctx.addIssue({ code: 'custom', path: [env.INTAKE_TLS_CERT ? 'INTAKE_TLS_KEY' : 'INTAKE_TLS_CERT'], message: 'INTAKE_TLS_CERT and INTAKE_TLS_KEY go together: give both or neither' });
@@ -60,6 +63,7 @@ export function loadIntakeConfig(env: Record<string, string | undefined> = proce
     webhookToleranceSeconds: vars.INTAKE_WEBHOOK_TOLERANCE_SECONDS ?? 300,
     ...(vars.INTAKE_TLS_CERT && vars.INTAKE_TLS_KEY ? { tls: { certFile: vars.INTAKE_TLS_CERT, keyFile: vars.INTAKE_TLS_KEY } } : {}),
     ...(vars.TEMPORAL_UI_URL ? { temporalUiUrl: vars.TEMPORAL_UI_URL.replace(/\/+$/, '') } : {}),
+    ...(vars.INTAKE_PUBLIC_URL ? { publicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
   };
   Object.defineProperty(config, 'intakeKey', { value: vars.INTAKE_KEY, enumerable: false });
   Object.defineProperty(config, 'tokens', { value: vars.INTAKE_TOKENS ?? [], enumerable: false });

@@ -18,6 +18,8 @@ export interface RunRouteOptions {
   taskQueue: string;
   namespace: string;
   temporalUiUrl?: string;
+  /** The intake's public base URL (INTAKE_PUBLIC_URL): status links are built from it, never from the request's Host. */
+  publicUrl?: string;
   timeoutMs: number;
 }
 
@@ -35,7 +37,7 @@ const runLinks = z.object({
   pipeline: z.string(),
   runKey: z.string(),
   started: z.boolean().describe('true: a new run (201); false: the run this key already had (200)'),
-  statusUrl: z.string().describe('GET it for progress'),
+  statusUrl: z.string().describe('GET it for progress: absolute from INTAKE_PUBLIC_URL, else a path on this intake'),
   temporalUiUrl: z.string().optional().describe('the run in the Temporal UI, when TEMPORAL_UI_URL is configured'),
 }).meta({ id: 'RunStarted' });
 
@@ -87,7 +89,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
       });
       throw new IntakeError(422, `the parameters do not fit pipeline ${pipeline}: ${error.problems.join('; ')}`, 'invalid_parameters', issues);
     }
-    const links = linksOf(request, options, pipeline, runKey, started.workflowId);
+    const links = linksOf(options, pipeline, runKey, started.workflowId);
     reply.header('location', links.statusUrl);
     return reply.status(started.started ? 201 : 200).send({ ...links, started: started.started });
   });
@@ -130,8 +132,13 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
   });
 };
 
-function linksOf(request: { protocol: string; host: string }, options: RunRouteOptions, pipeline: string, runKey: string, workflowId: string) {
-  const statusUrl = `${request.protocol}://${request.host}/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runKey)}`;
+/**
+ * A run's links. The status link is built from the configured public URL only: a `Host` header is the
+ * caller's to choose, and reflecting it into `Location` lets anyone point the answer at another site.
+ * Without a public URL the link is a path on this intake (a relative `Location` is valid HTTP).
+ */
+function linksOf(options: RunRouteOptions, pipeline: string, runKey: string, workflowId: string) {
+  const statusUrl = `${options.publicUrl ?? ''}/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runKey)}`;
   const ui = options.temporalUiUrl ? { temporalUiUrl: `${options.temporalUiUrl}/namespaces/${encodeURIComponent(options.namespace)}/workflows/${encodeURIComponent(workflowId)}` } : {};
   return { workflowId, pipeline, runKey, statusUrl, ...ui };
 }

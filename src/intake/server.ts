@@ -29,6 +29,8 @@ export interface IntakeOptions {
   taskQueue: string;
   namespace: string;
   temporalUiUrl?: string;
+  /** The intake's public base URL (INTAKE_PUBLIC_URL), for the links in its answers. */
+  publicUrl?: string;
   bodyLimitBytes?: number;
   webhookToleranceSeconds?: number;
   /** Deadline of each Temporal call made for a request (default 5 s): past it the answer is 503. */
@@ -138,7 +140,7 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
   });
   await app.register(runRoutes, {
     client: options.client, tokens: options.tokens, pipelinesDir: options.pipelinesDir, taskQueue: options.taskQueue,
-    namespace: options.namespace, timeoutMs: temporalTimeoutMs, ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
+    namespace: options.namespace, timeoutMs: temporalTimeoutMs, ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}), ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, '') } : {}),
   });
 
   const ok = z.object({ status: z.literal('ok') });

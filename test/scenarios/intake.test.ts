@@ -109,16 +109,17 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     const name = `events-${randomUUID().slice(0, 8)}`;
     await writeFile(path.join(dir, `${name}.yaml`), answers(name));
     const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({ client: env.client, secrets: world.secrets, intakeKey: world.intakeKey, tokens: [TOKEN], pipelinesDir: dir, taskQueue: env.taskQueue, namespace: env.client.options.namespace, temporalUiUrl: 'http://localhost:8233', logger: false });
+    const intake = await buildIntake({ client: env.client, secrets: world.secrets, intakeKey: world.intakeKey, tokens: [TOKEN], pipelinesDir: dir, taskQueue: env.taskQueue, namespace: env.client.options.namespace, temporalUiUrl: 'http://localhost:8233', publicUrl: 'https://intake.example.com/', logger: false });
     try {
       const auth = { authorization: `Bearer ${TOKEN}` };
-      const start = () => intake.app.inject({ method: 'POST', url: `/pipelines/${name}/runs`, headers: { ...auth, 'idempotency-key': 'order-1001' }, payload: { params: {} } });
+      // The Host header is the caller's to choose: it must never reach the answer's links.
+      const start = () => intake.app.inject({ method: 'POST', url: `/pipelines/${name}/runs`, headers: { ...auth, 'idempotency-key': 'order-1001', host: 'attacker.example' }, payload: { params: {} } });
       const first = await start();
       expect(first.statusCode).toBe(201);
       const workflowId = `pipeline-run/${name}/order-1001`;
       expect(first.json()).toEqual({
         workflowId, pipeline: name, runKey: 'order-1001', started: true,
-        statusUrl: `http://localhost:80/pipelines/${name}/runs/order-1001`,
+        statusUrl: `https://intake.example.com/pipelines/${name}/runs/order-1001`,
         temporalUiUrl: `http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(workflowId)}`,
       });
       expect(first.headers.location).toBe(first.json().statusUrl);
