@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from '../codec/keys';
 import { ConfigError, intakeKey } from '../config';
 
 /** The intake's configuration, read from environment variables by `loadIntakeConfig`. */
@@ -18,6 +19,8 @@ export interface IntakeConfig {
   temporalUiUrl?: string;
   /** The intake's own public URL (INTAKE_PUBLIC_URL), for the status links in its answers. */
   publicUrl?: string;
+  /** The worker's payload keys (PAYLOAD_CODEC_KEYS); non-enumerable, never printed. */
+  readonly codec?: CodecKeyring;
 }
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
@@ -39,7 +42,17 @@ const environment = z.object({
   INTAKE_TLS_KEY: optional(z.string().trim().min(1)),
   TEMPORAL_UI_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:8233' })),
   INTAKE_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://intake.example.com' })),
+  PAYLOAD_CODEC_KEYS: optional(z.string()),
+  PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
 }).superRefine((env, ctx) => {
+  if (env.PAYLOAD_CODEC_KEYS) {
+    try {
+      parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
+    } catch (error) {
+      if (!(error instanceof CodecKeyConfigError)) throw error;
+      ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
+    }
+  }
   if (Boolean(env.INTAKE_TLS_CERT) !== Boolean(env.INTAKE_TLS_KEY)) {
     ctx.addIssue({ code: 'custom', path: [env.INTAKE_TLS_CERT ? 'INTAKE_TLS_KEY' : 'INTAKE_TLS_CERT'], message: 'INTAKE_TLS_CERT and INTAKE_TLS_KEY go together: give both or neither' });
   }
@@ -66,6 +79,8 @@ export function loadIntakeConfig(env: Record<string, string | undefined> = proce
     ...(vars.INTAKE_PUBLIC_URL ? { publicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
   };
   Object.defineProperty(config, 'intakeKey', { value: vars.INTAKE_KEY, enumerable: false });
+  // The worker's keys: the intake writes run inputs and signals into the same (encrypted) histories and reads them back.
+  if (vars.PAYLOAD_CODEC_KEYS) Object.defineProperty(config, 'codec', { value: parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID), enumerable: false });
   Object.defineProperty(config, 'tokens', { value: vars.INTAKE_TOKENS ?? [], enumerable: false });
   return config as IntakeConfig;
 }
