@@ -6,6 +6,7 @@ import { outputActivities } from './outputs';
 import { pipelineBatchActivities } from './pipeline-batch';
 import { pipelineFanInActivities } from './pipeline-fan-in';
 import { pipelineItemActivities } from './pipeline-items';
+import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
 import { taskActivities } from './tasks';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...batchActivities(deps),
     ...pipelineItemActivities(deps),
     ...pipelineKeyActivities(),
+    ...itemWorkflowActivities(),
     ...pipelineFanInActivities(deps),
     ...pipelineBatchActivities(deps),
   });
@@ -48,5 +50,6 @@ export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
 export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
 export type { PipelineKeyCheck } from './pipeline-keys';
+export type { LookItemWorkflowInput, LookedItemWorkflow } from './item-workflows';
 export { MAX_TASKS_PER_PIPELINE_BATCH, type BatchRoundSource, type PreparePipelineBatchInput, type PreparedBatchRound, type RecordPipelineBatchInput, type RecordedBatchRound } from './pipeline-batch';
 export type { WritePipelineOutputsInput, PreparePipelineSynthesisInput } from './pipeline-fan-in';

@@ -40,6 +40,7 @@ const summaries: Record<string, (input: unknown) => string> = {
   cancelResearchBatch: (input) => `cancel ${batch(input)} at the service`,
   collectResearchBatchPage: (input) => `collect page ${(Number(field(input, 'pageIndex') ?? 0) || 0) + 1} of ${batch(input)}'s results`,
   checkPipelineKeys: (input) => `check the item keys of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'} for duplicates before spending`,
+  lookItemWorkflow: (input) => `look at adopted item workflow ${text(input, 'workflowId') ?? '?'}`,
   readPipelinePage: (input) => `read up to ${text(input, 'limit') ?? 'a page of'} items of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'}`,
   runPipelineItem: (input) => `${text(field(input, 'request'), 'kind') ?? 'run'} for item ${text(input, 'key') ?? '?'}`,
   recordPipelineItems: (input) => `record ${count(field(input, 'records')) ?? 'the'} finished items`,

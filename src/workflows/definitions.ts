@@ -44,6 +44,8 @@ export const HANDLER_DESCRIPTIONS: Readonly<Record<string, string>> = {
   pausePipeline: 'Stop starting items (or the next service batch) until resumePipeline; items in flight go on. Payload {reason?}.',
   resumePipeline: 'Start items again after a pause or a 402 top-up; forwarded to the items (or the service batch) in flight. Payload {reason?}.',
   pipelineItemWaiting: 'Sent by an item\'s research task to its run when it starts or stops waiting for a person: {item, waiting: "checkpoint" | "operator" | null}.',
+  pipelineItemAdopted: 'Internal: sent by a pipeline run to an item workflow an earlier execution of the run started, so the item reports its outcome to the run. Payload {run}.',
+  pipelineItemSettled: 'Internal: sent by an adopted item workflow to its run when it ends. Payload {item, workflowId, status, result?, error?}.',
   raiseBudget: 'Raise the run\'s budget: {budgetUsd: <new total>} or {addUsd: <amount>}; a budget is never lowered. Answers with the ledger.',
 };
 

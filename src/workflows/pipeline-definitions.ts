@@ -1,6 +1,7 @@
 /** Signals, queries and updates of the pipeline run workflow (re-exported by definitions.ts for the CLI and intake). */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetLedger, BudgetRaise, PipelineRunState } from './pipeline-types';
+import type { ResearchTaskResult } from './types';
 
 /** Progress, money, time left and why the run waits. */
 export const pipelineRunStateQuery = defineQuery<PipelineRunState>('pipelineRunState');
@@ -19,5 +20,23 @@ export interface ItemWaitingNotice {
 }
 /** Sent by an item's research task workflow to its parent run, so the run can show who waits for whom. */
 export const itemWaitingSignal = defineSignal<[ItemWaitingNotice]>('pipelineItemWaiting');
+/**
+ * Sent by a run to an item's research task workflow that an earlier execution of the run started (it was
+ * carried across continue-as-new, or found running on resume): report the outcome to `run` when done.
+ */
+export const itemAdoptedSignal = defineSignal<[{ run: string }]>('pipelineItemAdopted');
+/** How an adopted item's research task ended, as it reports to the run that adopted it. */
+export interface ItemSettledReport {
+  item: string;
+  workflowId: string;
+  status: 'completed' | 'cancelled' | 'failed';
+  result?: ResearchTaskResult;
+  error?: string;
+  failureType?: string;
+  /** What a failed task stored before it failed. */
+  outputs?: ResearchTaskResult['outputs'];
+}
+/** Sent by an adopted item's research task workflow to its run when it ends. */
+export const itemSettledSignal = defineSignal<[ItemSettledReport]>('pipelineItemSettled');
 /** Raise the run's budget (never lower it); answers with the ledger after the raise. */
 export const raiseBudgetUpdate = defineUpdate<BudgetLedger, [BudgetRaise]>('raiseBudget');

@@ -55,6 +55,16 @@ export function itemWaitingProblem(payload: unknown): string | undefined {
   return undefined;
 }
 
+/** Why an adopted item's report is refused (undefined when fine). */
+export function itemSettledProblem(payload: unknown): string | undefined {
+  if (!isRecord(payload)) return 'payload must be {item, workflowId, status}';
+  if (typeof payload.item !== 'string' || payload.item === '') return 'item: must be the item key';
+  if (typeof payload.workflowId !== 'string' || payload.workflowId === '') return 'workflowId: must be the item\'s workflow id';
+  if (payload.status !== 'completed' && payload.status !== 'cancelled' && payload.status !== 'failed') return 'status: must be "completed", "cancelled" or "failed"';
+  if (payload.status === 'completed' && !isRecord(payload.result)) return 'result: a completed item reports its result';
+  return undefined;
+}
+
 /** Why a pause or resume signal's payload is refused (undefined when fine): nothing, or `{reason}` text. */
 export function operatorSignalProblem(payload: unknown): string | undefined {
   if (payload === undefined || payload === null) return undefined;

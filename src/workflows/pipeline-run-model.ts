@@ -18,6 +18,11 @@ interface InFlight {
   item: PlannedItem;
   attempts: number;
   reservedUsd: number;
+  /**
+   * A research task workflow the next execution can adopt (started with the abandon close policy, or
+   * adopted already): continue-as-new carries it instead of waiting for it to end.
+   */
+  carriable?: boolean;
 }
 
 /** The run's limits from its definition. */
@@ -78,6 +83,28 @@ export class PipelineRunModel {
     this.#exhausted = carried.inputDone;
     this.observedMaxUsd = carried.observedMaxUsd;
     this.creditsExhausted = carried.creditsExhausted ?? false;
+    // Items an earlier execution left running hold their reservations here until they end.
+    for (const { waiting, ...flight } of carried.inFlight ?? []) {
+      this.inFlight.set(flight.item.key, { ...flight, carriable: true });
+      if (waiting) this.waitingItems.set(flight.item.key, waiting);
+      this.ledger = reserve(this.ledger, flight.reservedUsd);
+    }
+    this.counts.running = this.inFlight.size;
+    if (this.inFlight.size > 0) this.#activeSince = now;
+  }
+
+  /** Items carried in from the previous execution, still running: the run adopts and follows them. */
+  carriedFlights(): Array<{ item: PlannedItem; attempts: number }> {
+    return (this.carried.inFlight ?? []).filter((flight) => this.inFlight.has(flight.item.key)).map(({ item, attempts }) => ({ item, attempts }));
+  }
+
+  /**
+   * A draining run may continue as new once nothing is in flight but items the next execution can adopt:
+   * Answer, Search and Contents calls (bounded by their activity timeouts) finish first; research tasks,
+   * which may wait days for a person's answer, are carried rather than waited for.
+   */
+  get drained(): boolean {
+    return [...this.inFlight.values()].every((flight) => flight.carriable === true);
   }
 
   /** No new starts: draining for continue-as-new, cancelled, or failing. */
@@ -170,14 +197,14 @@ export class PipelineRunModel {
   }
 
   /** Starts an item: takes it, spends a start token, reserves its price. Returns its attempt number. */
-  start(item: PlannedItem, now: number): number {
+  start(item: PlannedItem, now: number, carriable = false): number {
     this.#take(item);
     this.bucket = { ...this.bucket, tokens: this.bucket.tokens - 1 };
     const reservedUsd = reserveFor(item, this.observedMaxUsd);
     this.ledger = reserve(this.ledger, reservedUsd);
     const attempts = (item.attempts ?? 0) + 1;
     if (this.inFlight.size === 0) this.#activeSince = now;
-    this.inFlight.set(item.key, { item, attempts, reservedUsd });
+    this.inFlight.set(item.key, { item, attempts, reservedUsd, ...(carriable ? { carriable } : {}) });
     this.counts.running = this.inFlight.size;
     return attempts;
   }
@@ -342,8 +369,8 @@ export class PipelineRunModel {
     return runDetails({ phase: this.phase, counts: this.counts, total, ledger: this.ledger, etaMs, detail: this.detail, waiting });
   }
 
-  /** What continue-as-new carries: the cursor and aggregates (the window has drained). */
-  toCarried(base: Pick<PipelineRunCarried, 'runKey' | 'runDate' | 'startedAt' | 'executions'>): PipelineRunCarried {
+  /** What continue-as-new carries: the cursor, aggregates and the adoptable items still running (the rest has drained). */
+  toCarried(base: Pick<PipelineRunCarried, 'runKey' | 'runDate' | 'startedAt' | 'executions'>, now?: number): PipelineRunCarried {
     const { running: _running, ...counts } = this.counts;
     return {
       ...base,
@@ -353,12 +380,18 @@ export class PipelineRunModel {
       retries: [...this.#retries],
       counts,
       ledger: { budgetUsd: this.ledger.budgetUsd, spentUsd: this.ledger.spentUsd },
-      activeMs: this.activeMs,
+      activeMs: now !== undefined ? this.activeTime(now) : this.activeMs,
       failures: [...this.failures],
       paused: this.paused,
       ...(this.fatal ? { fatal: this.fatal } : {}),
       ...(this.observedMaxUsd !== undefined ? { observedMaxUsd: this.observedMaxUsd } : {}),
       ...(this.creditsExhausted ? { creditsExhausted: true } : {}),
+      ...(this.inFlight.size > 0 ? {
+        inFlight: [...this.inFlight.values()].map(({ item, attempts, reservedUsd }) => {
+          const waiting = this.waitingItems.get(item.key);
+          return { item, attempts, reservedUsd, ...(waiting ? { waiting } : {}) };
+        }),
+      } : {}),
     };
   }
 }

@@ -16,8 +16,10 @@ import { FailureType } from './failures';
 import { pipelineItemGenerationId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from './ids';
 import { afterPrepared, initialBatchStepState, nextBatchRound, unrunRetries } from './pipeline-batch-plan';
 import { availableUsd, budgetRaiseProblem, fitsBudget } from './pipeline-budget';
-import { itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from './pipeline-definitions';
-import { itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
+import {
+  itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal, type ItemSettledReport,
+} from './pipeline-definitions';
+import { itemSettledProblem, itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
 import { initialCarried, PipelineRunModel, type ItemOutcome } from './pipeline-run-model';
 import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem } from './pipeline-types';
 import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, shouldContinueAsNew } from './pipeline-window';
@@ -28,6 +30,10 @@ type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);
 const itemCalls = proxyActivities<Activities>(itemCall);
 const fanIn = proxyActivities<Activities>(download);
+/** Children started under this patch may outlive their run's execution (abandon close policy) and be adopted by the next. */
+const CARRY_ITEMS = 'carry-items-across-continue-as-new';
+/** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
+export const ADOPTED_ITEM_LOOK_MS = 30 * 60_000;
 
 /**
  * One run of a pipeline definition: reads its input page by page from a cursor, runs each item (a
@@ -68,6 +74,8 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     setCurrentDetails(model.details(Date.now()));
   };
   const wake = (): void => void (changed = true);
+  /** Reports of adopted items (started by an earlier execution) that ended, by item key. */
+  const reports = new Map<string, ItemSettledReport>();
 
   setHandler(pipelineRunStateQuery, () => model.toState(runKey, carried.executions, Date.now()), described(pipelineRunStateQuery));
   setHandler(pausePipelineSignal, (payload) => {
@@ -92,6 +100,15 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     model.noteWaiting(notice.item, notice.waiting);
     publish();
   }, described(itemWaitingSignal));
+  setHandler(itemSettledSignal, (report) => {
+    const problem = itemSettledProblem(report);
+    if (problem) return model.reject(`pipelineItemSettled refused: ${problem}`);
+    const flight = model.inFlight.get(report.item);
+    // Only an item this run adopted reports here, from the workflow that serves it now.
+    if (!flight?.carriable || report.workflowId !== pipelineItemGenerationId(definition.name, runKey, report.item, flight.item.generation)) return;
+    reports.set(report.item, report);
+    wake();
+  }, described(itemSettledSignal));
   setHandler(raiseBudgetUpdate, (raise) => {
     const ledger = model.raise(raise);
     wake();
@@ -112,7 +129,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     `pipeline **${definition.name}**, run \`${runKey}\` (workflow \`${info.workflowId}\`)\n\nitem \`${item.key}\` (${item.where}) · ${what} · ${item.reserveUsd} USD reserved`;
 
   /** Runs one started item to its outcome; never throws. */
-  async function runItem(item: PlannedItem, attempts: number): Promise<ItemOutcome> {
+  async function runItem(item: PlannedItem, attempts: number, carriable: boolean): Promise<ItemOutcome> {
     const request = item.request as ItemRequest;
     if (request.kind === 'deepresearch' || request.kind === 'workflow') {
       const workflowId = pipelineItemGenerationId(definition.name, runKey, item.key, item.generation);
@@ -122,13 +139,18 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
           args: [{ request: request.request, context: { pipeline: definition.name, run: runKey, item: item.key }, ...(input.polling ? { polling: input.polling } : {}) }],
           // A failed attempt may run again; a completed or running item's workflow is never started twice.
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+          // An adoptable item outlives this execution when the run continues as new (the next adopts it);
+          // cancelling the run still cancels it, through the cancellation scope.
+          parentClosePolicy: carriable ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
           staticSummary: `${definition.name} · run ${runKey} · item ${item.key} (attempt ${attempts})`,
           staticDetails: itemDetails(item, request.kind === 'workflow' ? `service workflow ${request.preview.slug}` : `DeepResearch ${request.request.mode ?? 'standard'}`),
         });
         return { status: result.status, costUsd: result.cost ?? result.outputs.cost ?? 0, workflowId, outputs: result.outputs };
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError) {
+          // Running or completed outside this execution (an earlier one was terminated before recording it):
+          // the run adopts it and records how it ends, rather than paying for another.
+          if (carriable) return await followAdopted(item);
           return { status: 'failed', costUsd: 0, workflowId, failureType: FailureType.InvalidInput, error: `workflow ${workflowId} already ran for this run key and did not fail (it completed or is running outside this run): not started twice` };
         }
         if (isCancellation(error)) return { status: 'cancelled', costUsd: 0, workflowId };
@@ -155,11 +177,51 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   }
 
   function launch(item: PlannedItem): void {
-    const attempts = model.start(item, Date.now());
-    void runItem(item, attempts).then((outcome) => {
+    const request = item.request as ItemRequest | undefined;
+    const carriable = (request?.kind === 'deepresearch' || request?.kind === 'workflow') && patched(CARRY_ITEMS);
+    const attempts = model.start(item, Date.now(), carriable);
+    void runItem(item, attempts, carriable).then((outcome) => {
       model.settle(item.key, outcome, Date.now());
       wake();
     });
+  }
+
+  /**
+   * Follows an item whose research task workflow this execution did not start (carried across
+   * continue-as-new, or found running): asks it to report its outcome here, and looks at it now and then
+   * in case the report cannot come (it had ended already). Cancelling the run cancels it; never throws.
+   */
+  async function followAdopted(item: PlannedItem): Promise<ItemOutcome> {
+    const workflowId = pipelineItemGenerationId(definition.name, runKey, item.key, item.generation);
+    const follow = async (look: boolean): Promise<ItemOutcome> => {
+      for (;;) {
+        if (look) {
+          const looked = await calls.lookItemWorkflow({ workflowId });
+          if (looked.status !== 'running') return adoptedOutcome(workflowId, looked);
+        }
+        look = true;
+        if (await condition(() => reports.has(item.key), ADOPTED_ITEM_LOOK_MS)) return adoptedOutcome(workflowId, reports.get(item.key)!);
+      }
+    };
+    try {
+      let ended = false;
+      try {
+        await getExternalWorkflowHandle(workflowId).signal(itemAdoptedSignal, { run: info.workflowId });
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        ended = true;
+      }
+      return await follow(ended);
+    } catch (error) {
+      if (!isCancellation(error)) return { status: 'failed', costUsd: 0, workflowId, error: failureMessage(error), failureType: failureType(error) };
+      // The run was cancelled: so is the item, which then reports how it ended (its partial outputs).
+      return await CancellationScope.nonCancellable(async () => {
+        await getExternalWorkflowHandle(workflowId).cancel().catch(() => undefined);
+        return await follow(true);
+      });
+    } finally {
+      reports.delete(item.key);
+    }
   }
 
   async function flush(): Promise<void> {
@@ -192,6 +254,13 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
         model.inputFailed(`the input cannot be read to its end, so nothing was started: ${failureMessage(error)}`);
       }
     }
+    // Items the previous execution left running: adopted and followed to their end.
+    for (const { item } of model.carriedFlights()) {
+      void followAdopted(item).then((outcome) => {
+        model.settle(item.key, outcome, Date.now());
+        wake();
+      });
+    }
     if (step.kind === 'batch') await runBatchStep();
     else for (;;) {
       changed = false;
@@ -215,10 +284,10 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
         model.draining = true;
         continue;
       }
-      if (model.draining && model.inFlight.size === 0) {
+      if (model.draining && model.drained) {
         await flush();
         await condition(allHandlersFinished);
-        const next = model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 });
+        const next = model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now());
         return await continueAsNew<typeof pipelineRunWorkflow>({ ...input, runKey, carried: next });
       }
       if (model.inFlight.size === 0 && (model.inputExhausted || model.stopping)) break;
@@ -374,6 +443,18 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       return undefined;
     }
   }
+}
+
+/** An adopted item's outcome, from its report or from a look at its workflow. */
+function adoptedOutcome(workflowId: string, ended: Omit<ItemSettledReport, 'item' | 'workflowId'>): ItemOutcome {
+  if (ended.status === 'completed' && ended.result) {
+    return { status: ended.result.status, costUsd: ended.result.cost ?? ended.result.outputs.cost ?? 0, workflowId, outputs: ended.result.outputs };
+  }
+  if (ended.status === 'cancelled') return { status: 'cancelled', costUsd: 0, workflowId };
+  return {
+    status: 'failed', costUsd: ended.outputs?.cost ?? 0, workflowId, ...(ended.outputs ? { outputs: ended.outputs } : {}),
+    error: ended.error ?? 'the item\'s workflow failed', ...(ended.failureType ? { failureType: ended.failureType } : {}),
+  };
 }
 
 /** The details an application failure carried (a failed research task carries its stored outputs). */

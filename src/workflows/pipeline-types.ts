@@ -167,6 +167,11 @@ export interface PipelineRunCarried {
   observedMaxUsd?: number;
   /** A 402 stopped starts and no operator has resumed the run yet: still so after continue-as-new. */
   creditsExhausted?: boolean;
+  /**
+   * Research task workflows still running when the run continued as new (started with the abandon close
+   * policy): the next execution adopts them, holding their reservations until they report how they ended.
+   */
+  inFlight?: Array<{ item: PlannedItem; attempts: number; reservedUsd: number; waiting?: 'checkpoint' | 'operator' }>;
 }
 
 /** What `pipelineRunStateQuery` returns. */

@@ -1,6 +1,6 @@
 import {
-  ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
-  allHandlersFinished, patched, sleep, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure, CancellationScope, ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
+  allHandlersFinished, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
@@ -14,7 +14,8 @@ import { nextPollDelayMs, readRetryDelayMs } from './polling';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
-import { itemWaitingSignal, type ItemWaitingNotice } from './pipeline-definitions';
+import { described } from './definitions';
+import { itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, type ItemSettledReport, type ItemWaitingNotice } from './pipeline-definitions';
 import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
 import type { ResearchTaskInput, ResearchTaskResult, WaitReason } from './types';
@@ -34,6 +35,43 @@ const handlerCalls = proxyActivities<Activities>(handlerCall);
  * references. Cancelling the workflow cancels the task and returns its partial output.
  */
 export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<ResearchTaskResult> {
+  // A pipeline item an earlier execution of its run started reports its outcome to the run that adopted
+  // it (a run cannot wait on a child it did not start); the run's workflow id names whichever run is current.
+  const reporting: Reporting = { to: input.carried?.reportTo };
+  setHandler(itemAdoptedSignal, (payload) => {
+    if (typeof payload?.run === 'string' && payload.run !== '') reporting.to = payload.run;
+  }, described(itemAdoptedSignal));
+  const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>): Promise<void> => {
+    const item = input.context?.item;
+    if (reporting.to === undefined || item === undefined) return;
+    const to = reporting.to;
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(to)
+      .signal(itemSettledSignal, { item, workflowId: workflowInfo().workflowId, ...outcome }).catch(() => undefined));
+  };
+  let result: ResearchTaskResult;
+  try {
+    result = await followResearchTask(input, reporting);
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    if (isCancellation(error)) await report({ status: 'cancelled' });
+    else {
+      const direct = error instanceof ApplicationFailure ? error : undefined;
+      const details = direct?.details?.[0] as { outputs?: StoredOutputs } | undefined;
+      const type = direct ? direct.type ?? undefined : failureType(error);
+      await report({ status: 'failed', error: failureMessage(error), ...(type ? { failureType: type } : {}), ...(details?.outputs ? { outputs: details.outputs } : {}) });
+    }
+    throw error;
+  }
+  await report({ status: 'completed', result });
+  return result;
+}
+
+/** Where an adopted item reports its outcome (see `itemAdoptedSignal`). */
+interface Reporting {
+  to: string | undefined;
+}
+
+async function followResearchTask(input: ResearchTaskInput, reporting: Reporting): Promise<ResearchTaskResult> {
   const { carried } = input;
   const startedAt = carried?.startedAt ?? Date.now();
   const mode: ResearchMode = input.request.mode ?? input.request.model ?? 'standard';
@@ -144,7 +182,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
         await condition(allHandlersFinished);
         await continueAsNew<typeof researchTaskWorkflow>({
           ...input,
-          carried: { created, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested },
+          carried: { created, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested, ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}) },
         });
       }
     }

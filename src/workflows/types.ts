@@ -40,6 +40,8 @@ export interface ResearchTaskCarried {
   startedAt: number;
   model: ResearchTaskModelCarried;
   resumeRequested: boolean;
+  /** The pipeline run (workflow id) that adopted this item and waits for its outcome (see itemAdoptedSignal). */
+  reportTo?: string;
 }
 
 /** The research task model as plain JSON (see ResearchTaskModel.carry). */

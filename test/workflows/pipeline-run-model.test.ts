@@ -1,5 +1,5 @@
 import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-run-model';
-import { estimateTimeLeft, itemWaitingProblem, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
+import { estimateTimeLeft, itemSettledProblem, itemWaitingProblem, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
 import type { PlannedItem } from '../../src/workflows/pipeline-types';
 
 const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index, where: `item ${index + 1}`, reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
@@ -43,6 +43,51 @@ describe('PipelineRunModel', () => {
     next.start(next.peek()!, 20);
     expect(next.inputExhausted).toBe(true);
     expect(next.total).toBe(3);
+  });
+
+  it('continues as new without waiting for adoptable research tasks, carrying them with their reservations, attempts and waits', () => {
+    const run = model(5);
+    const research = (key: string, index: number) => item(key, index, { request: { kind: 'deepresearch', request: { query: key } } as PlannedItem['request'], reserveUsd: 1 });
+    run.loadPage({ items: [research('a', 0), research('b', 1), item('c', 2)], cursor: cursor(3), done: false });
+    run.start(run.peek()!, 0, true);
+    run.start(run.peek()!, 0, true);
+    run.noteWaiting('a', 'checkpoint');
+    run.draining = true;
+    // An Answer, Search or Contents call (not adoptable) is waited for; research tasks are not.
+    expect(run.drained).toBe(true);
+    run.limits.concurrency = 3;
+    run.start(run.peek()!, 0);
+    expect(run.drained).toBe(false);
+    run.settle('c', { status: 'completed', costUsd: 0.1 }, 1_000);
+    expect(run.drained).toBe(true);
+    const carried = run.toCarried({ runKey: 'r', runDate: 'd', startedAt: 0, executions: 2 }, 4_000);
+    expect(carried.inFlight).toEqual([
+      { item: expect.objectContaining({ key: 'a' }), attempts: 1, reservedUsd: 1, waiting: 'checkpoint' },
+      { item: expect.objectContaining({ key: 'b' }), attempts: 1, reservedUsd: 1 },
+    ]);
+    // The time with items in flight counts the current stretch too.
+    expect(carried.activeMs).toBe(4_000);
+
+    const next = new PipelineRunModel(limits, carried, 5_000);
+    expect(next.carriedFlights().map(({ item: { key } }) => key)).toEqual(['a', 'b']);
+    expect(next.ledger).toEqual({ budgetUsd: 5, spentUsd: 0.1, reservedUsd: 2 });
+    expect(next.counts.running).toBe(2);
+    expect(next.toState('r', 2, 5_000).waiting.checkpoint).toEqual(['a']);
+    // The window counts carried items: one slot of two is taken until they end.
+    next.settle('b', { status: 'completed', costUsd: 0.9 }, 6_000);
+    expect(next.ledger).toEqual({ budgetUsd: 5, spentUsd: 1, reservedUsd: 1 });
+    expect(next.takePending()).toEqual([expect.objectContaining({ key: 'b', status: 'completed', attempts: 1, costUsd: 0.9 })]);
+    expect(next.carriedFlights().map(({ item: { key } }) => key)).toEqual(['a']);
+  });
+
+  it('refuses malformed reports of adopted items', () => {
+    expect(itemSettledProblem({ item: 'a', workflowId: 'w', status: 'completed', result: {} })).toBeUndefined();
+    expect(itemSettledProblem({ item: 'a', workflowId: 'w', status: 'failed', error: 'x' })).toBeUndefined();
+    expect(itemSettledProblem('nope')).toMatch(/payload must be/);
+    expect(itemSettledProblem({ item: '', workflowId: 'w', status: 'failed' })).toMatch(/^item:/);
+    expect(itemSettledProblem({ item: 'a', status: 'failed' })).toMatch(/^workflowId:/);
+    expect(itemSettledProblem({ item: 'a', workflowId: 'w', status: 'done' })).toMatch(/^status:/);
+    expect(itemSettledProblem({ item: 'a', workflowId: 'w', status: 'completed' })).toMatch(/^result:/);
   });
 
   it('retries a failed item with a fresh reservation, then records it failed with its attempts', () => {
