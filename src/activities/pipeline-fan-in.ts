@@ -51,6 +51,7 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
       key, index, status: record.status, costUsd: record.costUsd, attempts: record.attempts, files: [],
       ...(record.error !== undefined ? { error: record.error } : {}), ...(record.workflowId ? { workflowId: record.workflowId } : {}),
       ...(record.possiblyChargedUsd ? { possiblyChargedUsd: record.possiblyChargedUsd } : {}),
+      ...(record.openAtService ? { openAtService: record.openAtService } : {}),
     };
     if (record.result) {
       view.report = { key: record.result.key, uri: record.result.uri };

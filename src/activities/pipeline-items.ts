@@ -173,6 +173,7 @@ export function pipelineItemActivities(deps: ActivityDeps) {
       return {
         ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(estimate.unbounded ? { priceUnbounded: true } : {}),
         ...(earlier ? { attempts: 0 } : {}), ...(generation ? { generation } : {}),
+        ...(earlier?.status === 'cancelled' && earlier.openAtService ? { existingTask: earlier.openAtService.deepresearchId } : {}),
       };
     } catch (error) {
       if (!(error instanceof ItemError)) throw error;

@@ -15,6 +15,8 @@ export interface ItemResultView {
   costUsd: number;
   /** Part of `costUsd` an earlier attempt may also have been charged (see PipelineItemRecord). */
   possiblyChargedUsd?: number;
+  /** A cancelled item's task that stays open at the service (see PipelineItemRecord). */
+  openAtService?: { deepresearchId: string; status: string };
   attempts: number;
   error?: string;
   /** A structured output (JSON), an answer's text, search or contents results; absent for Markdown reports. */
@@ -106,6 +108,7 @@ export function jsonlLine(view: ItemResultView, item: unknown): string {
     key: view.key, index: view.index, status: view.status, cost_usd: view.costUsd, attempts: view.attempts,
     ...(view.possiblyChargedUsd ? { possibly_charged_usd: view.possiblyChargedUsd } : {}),
     ...(view.error !== undefined ? { error: view.error } : {}),
+    ...(view.openAtService ? { open_at_service: { task_id: view.openAtService.deepresearchId, status: view.openAtService.status } } : {}),
     item,
     ...(view.output !== undefined ? { output: view.output } : {}),
     ...(view.report ? { report: view.report.uri } : {}),

@@ -10,7 +10,11 @@ import type {
 
 /** How one started item ended, as the workflow saw it. */
 export type ItemOutcome =
-  | { status: ItemStatus; costUsd: number; workflowId?: string; outputs?: StoredOutputs; result?: ArtifactRef; error?: string; failureType?: string; possiblyChargedUsd?: number }
+  | {
+    status: ItemStatus; costUsd: number; workflowId?: string; outputs?: StoredOutputs; result?: ArtifactRef; error?: string; failureType?: string; possiblyChargedUsd?: number;
+    /** A cancelled item whose task the service would not cancel (it waits at a checkpoint): a resumed run follows it rather than create another. */
+    openAtService?: PipelineItemRecord['openAtService'];
+  }
   /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
   | { status: 'credits_exhausted' };
 
@@ -54,6 +58,8 @@ export class PipelineRunModel {
   phase: PipelineRunPhase = 'running';
   failures: PipelineRunCarried['failures'];
   rejectedMessages: string[] = [];
+  /** Cancelled items of this execution whose tasks stay open at the service (see ItemOutcome.openAtService). */
+  openAtService = 0;
   activeMs: number;
   outputs?: PipelineOutputs;
   /** Records of ended items not yet written to the store. */
@@ -244,7 +250,9 @@ export class PipelineRunModel {
       ...(outcome.result ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...(outcome.possiblyChargedUsd ? { possiblyChargedUsd: outcome.possiblyChargedUsd } : {}),
       ...(item.generation ? { generation: item.generation } : {}),
+      ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
     });
+    if (outcome.openAtService) this.openAtService += 1;
     if (outcome.status === 'failed') {
       this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });
       if (this.limits.failRunOnItemFailure) this.fatal ??= `item "${item.key}" failed after ${attempts} attempt(s) and on_item_failure is fail_run: ${outcome.error ?? 'no reason given'}`;

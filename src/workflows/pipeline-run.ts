@@ -1,10 +1,11 @@
 import {
   ApplicationFailure, CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy,
   allHandlersFinished, condition, continueAsNew, executeChild, startChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setCurrentDetails,
-  setHandler, upsertSearchAttributes, workflowInfo,
+  setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createActivities } from '../activities';
+import type { LookedItemWorkflow } from '../activities/item-workflows';
 import type { PreparedBatchRound } from '../activities/pipeline-batch';
 import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemRequest } from '../pipelines/render-item';
@@ -136,7 +137,10 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       try {
         const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
           workflowId,
-          args: [{ request: request.request, context: { pipeline: definition.name, run: runKey, item: item.key }, ...(input.polling ? { polling: input.polling } : {}) }],
+          args: [{
+            request: request.request, context: { pipeline: definition.name, run: runKey, item: item.key }, ...(input.polling ? { polling: input.polling } : {}),
+            ...(item.existingTask ? { existingTask: item.existingTask } : {}),
+          }],
           // A failed attempt may run again; a completed or running item's workflow is never started twice.
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
           // An adoptable item outlives this execution when the run continues as new (the next adopts it);
@@ -145,7 +149,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
           staticSummary: `${definition.name} · run ${runKey} · item ${item.key} (attempt ${attempts})`,
           staticDetails: itemDetails(item, request.kind === 'workflow' ? `service workflow ${request.preview.slug}` : `DeepResearch ${request.request.mode ?? 'standard'}`),
         });
-        return { status: result.status, costUsd: result.cost ?? result.outputs.cost ?? 0, workflowId, outputs: result.outputs };
+        return childOutcome(workflowId, result);
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError) {
           // Running or completed outside this execution (an earlier one was terminated before recording it):
@@ -324,6 +328,9 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     model.outputs = outputs;
     model.phase = model.fatal !== undefined ? 'failed' : model.cancelled ? 'cancelled' : 'completed';
     model.detail = model.fatal;
+    if (model.openAtService > 0) {
+      model.note(`${model.openAtService} cancelled item(s) left a task open at the service (it waits at a checkpoint, which the service does not cancel): start the run again with the same run key to follow them; nothing is created again`);
+    }
     publish();
     upsertSearchAttributes([{ key: ResearchCostUsdKey, value: model.ledger.spentUsd }]);
     await condition(allHandlersFinished);
@@ -415,6 +422,15 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     if (model.cancelled) await CancellationScope.current().cancelRequested;
   }
 
+  /** Waits for a workflow this execution did not start to end (looking at it less and less often), and says how it ended. */
+  async function followEnded(workflowId: string): Promise<LookedItemWorkflow> {
+    for (let looks = 0; ; looks++) {
+      const looked = await calls.lookItemWorkflow({ workflowId });
+      if (looked.status !== 'running') return looked;
+      await sleep(Math.min(5_000 * 2 ** looks, 10 * 60_000));
+    }
+  }
+
   /** The synthesis over the collected results, within the budget; a failure is noted, the outputs are still written. */
   async function runSynthesis(): Promise<ArtifactRef | undefined> {
     try {
@@ -424,19 +440,34 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
         return undefined;
       }
       if (request.kind === 'deepresearch') {
-        const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
-          workflowId: pipelineSynthesisWorkflowId(definition.name, runKey),
+        const start = (workflowId: string) => executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
+          workflowId,
           args: [{ request: request.request, context: { pipeline: definition.name, run: runKey, item: '~synthesis' }, ...(input.polling ? { polling: input.polling } : {}) }],
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
           // Terminated (the default) would leave its task open and paying at the service when the run ends.
           ...(patched('synthesis-request-cancel') ? { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL } : {}),
           staticSummary: `${definition.name} · run ${runKey} · synthesis`,
         });
+        const synthesisId = pipelineSynthesisWorkflowId(definition.name, runKey);
+        let result: ResearchTaskResult;
+        try {
+          result = await start(synthesisId);
+        } catch (error) {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError) || !patched('follow-found-synthesis')) throw error;
+          // An earlier run of this run key started it (the run was resumed): its result is used, once it
+          // ends, rather than paying for another; one that ended cancelled runs again under a new id.
+          const found = await followEnded(synthesisId);
+          result = found.status === 'completed' && found.result?.status === 'completed'
+            ? found.result
+            : await start(`${synthesisId}~${info.firstExecutionRunId.slice(0, 8)}`);
+        }
         model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + (result.cost ?? 0) };
         return result.outputs.report;
       }
       const outcome = await itemCalls.runPipelineItem({ key: '~synthesis', request, prefix });
-      model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + outcome.costUsd };
+      // An earlier attempt that sent the call and never reported back may have been charged too: counted.
+      model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + outcome.costUsd + (outcome.possiblyChargedUsd ?? 0) };
+      if (outcome.possiblyChargedUsd) model.note(`synthesis possibly charged twice: ${outcome.possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)`);
       return outcome.result;
     } catch (error) {
       model.note(`synthesis failed: ${failureMessage(error)}`);
@@ -445,11 +476,17 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   }
 }
 
+/** How an item's research task workflow that returned ended, as the run records it. */
+function childOutcome(workflowId: string, result: ResearchTaskResult): ItemOutcome {
+  return {
+    status: result.status, costUsd: result.cost ?? result.outputs.cost ?? 0, workflowId, outputs: result.outputs,
+    ...(result.openAtService ? { openAtService: { deepresearchId: result.deepresearchId, status: result.openAtService.status }, error: result.openAtService.detail } : {}),
+  };
+}
+
 /** An adopted item's outcome, from its report or from a look at its workflow. */
 function adoptedOutcome(workflowId: string, ended: Omit<ItemSettledReport, 'item' | 'workflowId'>): ItemOutcome {
-  if (ended.status === 'completed' && ended.result) {
-    return { status: ended.result.status, costUsd: ended.result.cost ?? ended.result.outputs.cost ?? 0, workflowId, outputs: ended.result.outputs };
-  }
+  if (ended.status === 'completed' && ended.result) return childOutcome(workflowId, ended.result);
   if (ended.status === 'cancelled') return { status: 'cancelled', costUsd: 0, workflowId };
   return {
     status: 'failed', costUsd: ended.outputs?.cost ?? 0, workflowId, ...(ended.outputs ? { outputs: ended.outputs } : {}),

@@ -57,6 +57,8 @@ export interface PlannedItem {
    * (and completed, cancelled) under the plain id, so a resumed run starts it under `~<generation>`.
    */
   generation?: number;
+  /** A task an earlier execution left open at the service (see PipelineItemRecord.openAtService): followed, not created again. */
+  existingTask?: string;
 }
 
 /** `readPipelinePage` result. */
@@ -90,6 +92,11 @@ export interface PipelineItemRecord {
   possiblyChargedUsd?: number;
   /** See PlannedItem.generation. */
   generation?: number;
+  /**
+   * The item was cancelled but its task stays open at the service (it waits at a checkpoint, which the
+   * service does not cancel): a resumed run follows this task instead of paying for another.
+   */
+  openAtService?: { deepresearchId: string; status: string };
   finishedAt: number;
 }
 

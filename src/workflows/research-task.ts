@@ -138,7 +138,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
   try {
-    created = carried?.created ?? await createTaskDurably({
+    created = carried?.created ?? (input.existingTask !== undefined ? await existing(input.existingTask) : undefined) ?? await createTaskDurably({
       request: { ...input.request, metadata: { ...input.request.metadata, ...contextMetadata(input.context) } },
       requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       creates,
@@ -153,7 +153,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       ...(input.polling?.createDecisionWaitMs !== undefined ? { decisionWaitMs: input.polling.createDecisionWaitMs } : {}),
     });
     webhookConfigured = created.webhookConfigured;
-    if (!carried) {
+    if (!carried && input.existingTask === undefined) {
       model.deepresearchId = created.deepresearchId;
       model.status = created.status;
       model.waitingFor = 'research';
@@ -236,6 +236,14 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       await condition(() => inbox.wake, delayMs);
       return undefined;
     }
+  }
+
+  /** A task an earlier run left open at the service: followed from where it stands, never created again. */
+  async function existing(deepresearchId: string): Promise<CreatedResearchTask> {
+    const snapshot = await calls.getResearchTask({ deepresearchId });
+    model.deepresearchId = deepresearchId;
+    model.apply(snapshot, Date.now());
+    return { deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: new Date(Date.now()).toISOString(), webhookConfigured: false, adopted: true };
   }
 
   /**

@@ -26,6 +26,11 @@ export interface ResearchTaskInput {
   request: CreateTaskRequest;
   context?: ResearchContext;
   polling?: PollingOverrides;
+  /**
+   * A task that exists at the service already (an earlier run left it open): followed from where it
+   * stands instead of creating one.
+   */
+  existingTask?: string;
   /** Delete the task at the service once its outputs are stored. */
   deleteAfterStore?: boolean;
   /** History length after which the workflow continues as new (5,000 unless set; the server may suggest sooner). */

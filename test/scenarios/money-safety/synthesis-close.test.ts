@@ -1,4 +1,5 @@
-import { researchTaskStateQuery } from '../../../src/workflows/definitions';
+import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
+import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
 import { pipelineSynthesisWorkflowId } from '../../../src/workflows/ids';
 import type { ResearchTaskState } from '../../../src/workflows/types';
 import { describeScenarios } from '../../support/scenario-env';
@@ -9,7 +10,7 @@ describeScenarios('money safety: the synthesis child when its run ends', researc
   let world: ResearchWorld | undefined;
   afterEach(async () => world?.close());
 
-  it('cancels the synthesis task at the service when the run is terminated, instead of leaving it open', async () => {
+  it('cancels the synthesis task at the service when the run is terminated, and a resumed run runs it again rather than failing on the id', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const input = await pipelineInput(`
@@ -39,5 +40,14 @@ synthesis:
     await env.client.workflow.getHandle(handle.workflowId).terminate('an operator ends the run');
     await env.waitUntil(async () => (await world!.api.getTask(taskId!)).status === 'cancelled');
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+
+    // Started again with the same run key: the answered item is reused, and the synthesis an operator's
+    // terminate cancelled is found (not reported as "already started") and runs again under a new id.
+    const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/brief/close', args: [input] });
+    const result = await again.result();
+    expect(result.counts).toMatchObject({ reused: 1, failed: 0 });
+    expect(result.outputs.synthesis).toBeDefined();
+    expect((await again.query(pipelineRunStateQuery)).rejectedMessages.filter((message) => /synthesis/.test(message))).toEqual([]);
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(2);
   });
 });

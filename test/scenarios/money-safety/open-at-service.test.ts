@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
+import { pipelineItemWorkflowId } from '../../../src/workflows/ids';
+import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
+import { describeScenarios } from '../../support/scenario-env';
+import { companies, pipelineInput } from '../pipeline-world';
+import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+
+// Case 13: the service does not cancel a task waiting at a checkpoint. A cancelled run recorded the item
+// cancelled and forgot the task, so resuming the run paid for a second task beside the first.
+describeScenarios('money safety: a task left open at the service by a cancelled run', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('says so in the outputs, and a resumed run follows that task to its end instead of creating another', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(`
+name: held
+input:
+  items:
+${companies(1)}
+  key: "{{ item.domain | slug }}"
+step:
+  deepresearch:
+    query: "Profile {{ item.name }}"
+    mode: fast
+    hitl: { plan_review: true }
+concurrency: 1
+start_rate_per_second: 50
+budget_usd: 5
+`, world, { runKey: 'open' });
+    const key = 'company-1-example';
+    const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held/open', args: [input] });
+    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, { timeoutMs: 3_600_000, description: 'the item at its plan review' });
+    await first.cancel();
+    const cancelled = await first.result();
+    expect(cancelled.counts).toMatchObject({ cancelled: 1, completed: 0 });
+    const [line] = (await readFile(fileURLToPath(cancelled.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as { status: string; open_at_service?: { task_id: string; status: string } });
+    expect(line).toMatchObject({ status: 'cancelled', open_at_service: { status: 'awaiting_input' } });
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
+
+    // The same run key again: the item's new workflow follows the task that is still open.
+    const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held/open', args: [input] });
+    const item = env.getHandle(`${pipelineItemWorkflowId('held', 'open', key)}~1`);
+    await env.waitUntil(async () => (await item.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, { timeoutMs: 3_600_000, description: 'the resumed item to show the open checkpoint' });
+    const state = await item.query(researchTaskStateQuery);
+    expect(state.deepresearchId).toBe(line!.open_at_service!.task_id);
+    await item.executeUpdate(respondToCheckpointUpdate, { interactionId: state.interaction!.interaction_id, response: { approved: true } });
+    const resumed = await again.result();
+    expect(resumed.counts).toMatchObject({ completed: 1, failed: 0 });
+    const stats = world.emulator.stats.snapshot();
+    expect(stats.tasksCreated).toBe(1);
+    expect(resumed.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - 1e-9);
+  });
+});
