@@ -1,12 +1,11 @@
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
-import { answerItemCheckpoint, cancelRun, runProgress } from '../runs/control';
+import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
 import { RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
-import { pipelineItemWorkflowId } from '../workflows/ids';
 import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
 import { openRunArguments, type CommandIo } from './pipelines';
 import { progressView } from './progress';
@@ -141,9 +140,9 @@ export interface RunRefOptions {
   json?: boolean;
 }
 
-function itemId(ref: string, item: string): string {
+function itemId(client: Client, ref: string, item: string): Promise<string> {
   const run = parseRunRef(ref);
-  return pipelineItemWorkflowId(run.pipeline, run.runKey, item);
+  return currentItemWorkflowId(client, run.pipeline, run.runKey, item);
 }
 
 function statusText(state: PipelineRunState): string {
@@ -174,7 +173,7 @@ async function withTemporal<T>(open: TemporalOpener, act: (client: Client) => Pr
 export async function statusCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
   return withTemporal(open, async (client) => {
     if (options.item) {
-      const state = await client.workflow.getHandle(itemId(ref, options.item)).query(researchTaskStateQuery);
+      const state = await client.workflow.getHandle(await itemId(client, ref, options.item)).query(researchTaskStateQuery);
       io.stdout(options.json ? json(state) : `${options.item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}${state.interaction ? `\n  checkpoint ${state.interaction.type}, interaction ${state.interaction.interaction_id}` : ''}\n`);
       return 0;
     }
@@ -202,7 +201,7 @@ export async function pauseResumeCommand(action: 'pause' | 'resume', ref: string
     const payload = options.reason ? { reason: options.reason } : undefined;
     if (options.item) {
       if (action === 'pause') throw new UsageError('pause: --item is not supported (a research task cannot be paused; cancel it, or pause the run)');
-      await client.workflow.getHandle(itemId(ref, options.item)).signal(resumeSignal);
+      await client.workflow.getHandle(await itemId(client, ref, options.item)).signal(resumeSignal);
     } else {
       await client.workflow.getHandle(parseRunRef(ref).workflowId).signal(action === 'pause' ? pausePipelineSignal : resumePipelineSignal, payload);
     }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
+import { answerItemCheckpoint, checkpointWaits, currentItemWorkflowId } from '../../../src/runs/control';
+import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
 import { pipelineItemWorkflowId } from '../../../src/workflows/ids';
 import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
@@ -47,7 +48,10 @@ budget_usd: 5
     await env.waitUntil(async () => (await item.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, { timeoutMs: 3_600_000, description: 'the resumed item to show the open checkpoint' });
     const state = await item.query(researchTaskStateQuery);
     expect(state.deepresearchId).toBe(line!.open_at_service!.task_id);
-    await item.executeUpdate(respondToCheckpointUpdate, { interactionId: state.interaction!.interaction_id, response: { approved: true } });
+    // What `rp status`, `rp respond` and the intake use finds the item under its new workflow id.
+    await env.waitUntil(async () => JSON.stringify(await checkpointWaits(env.client, 'held', 'open')) === JSON.stringify([key]), { description: 'visibility to list the item as waiting at a checkpoint' });
+    expect(await currentItemWorkflowId(env.client, 'held', 'open', key)).toBe(`${pipelineItemWorkflowId('held', 'open', key)}~1`);
+    await answerItemCheckpoint(env.client, 'held', 'open', key, { interactionId: state.interaction!.interaction_id, response: { approved: true } });
     const resumed = await again.result();
     expect(resumed.counts).toMatchObject({ completed: 1, failed: 0 });
     const stats = world.emulator.stats.snapshot();
