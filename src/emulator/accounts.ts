@@ -26,6 +26,8 @@ export interface ChargeRecord {
   organization: string;
   usd: number;
   reason: string;
+  /** What the charge was for, where a call names it (an Answer's or Search's query): the books per item. */
+  subject?: string;
   at: number;
 }
 
@@ -57,13 +59,13 @@ export class AccountBook implements Accounts {
   }
 
   /** Deducts `usd`, or throws 402 and deducts nothing when the balance is short. */
-  charge(account: Account, usd: number, reason: string): void {
+  charge(account: Account, usd: number, reason: string, subject?: string): void {
     const cost = toMicros(usd);
     if (cost <= 0) return;
     const balance = toMicros(account.creditsUsd);
     if (cost > balance) throw EmulatorHttpError.of(402, INSUFFICIENT_CREDITS);
     account.creditsUsd = fromMicros(balance - cost);
-    this.charges.push({ organization: account.organization, usd: fromMicros(cost), reason, at: this.now() });
+    this.charges.push({ organization: account.organization, usd: fromMicros(cost), reason, ...(subject !== undefined ? { subject } : {}), at: this.now() });
   }
 
   /** Adds credits to the account of `key`; returns the new balance, or undefined for an unknown key. */

@@ -9,6 +9,14 @@ export const routeFaults = z.strictObject({
     z.number().min(0, 'must be at least 0'),
     z.tuple([z.number().min(0), z.number().min(0)]).refine(([min, max]) => min <= max, 'must be [min, max] with min <= max'),
   ]).optional(),
+  /**
+   * Every `every`-th request on the route waits `ms` more before its handler runs (a slow call: longer
+   * than a heartbeat timeout, say, to show the caller keeps its one attempt alive instead of retrying beside it).
+   */
+  slowCalls: z.strictObject({
+    every: z.int().positive('must be a positive integer'),
+    ms: z.number().min(0, 'must be at least 0'),
+  }).optional(),
   /** Share of requests answered 500, 502 or 503 before the handler runs. */
   errorRate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').optional(),
   /** After every `every` requests, the next `count` are answered 429 with `Retry-After`. */
@@ -46,6 +54,7 @@ const ERROR_STATUSES = [500, 502, 503] as const;
 export class FaultInjector {
   private config: FaultConfig = {};
   private readonly burstCounters = new Map<string, number>();
+  private readonly slowCounters = new Map<string, number>();
 
   constructor(
     private readonly random: Random,
@@ -59,6 +68,7 @@ export class FaultInjector {
   replace(config: FaultConfig): void {
     this.config = structuredClone(config);
     this.burstCounters.clear();
+    this.slowCounters.clear();
   }
 
   /** A copy of the current configuration. */
@@ -73,11 +83,20 @@ export class FaultInjector {
 
   /** Real-time delay to add before answering a request on `route`. */
   latencyMs(route: string): number {
-    const latency = this.forRoute(route).latencyMs;
-    if (latency === undefined) return 0;
+    const { latencyMs: latency, slowCalls } = this.forRoute(route);
+    let slowMs = 0;
+    if (slowCalls) {
+      const seen = (this.slowCounters.get(route) ?? 0) + 1;
+      this.slowCounters.set(route, seen);
+      if (seen % slowCalls.every === 0 && slowCalls.ms > 0) {
+        slowMs = slowCalls.ms;
+        this.onFault(route, 'slow');
+      }
+    }
+    if (latency === undefined) return slowMs;
     const ms = typeof latency === 'number' ? latency : latency[0] + this.random.next() * (latency[1] - latency[0]);
     if (ms > 0) this.onFault(route, 'latency');
-    return ms;
+    return ms + slowMs;
   }
 
   /** Whether the request is refused (429 burst or 5xx) before its handler runs. */

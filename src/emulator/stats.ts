@@ -1,7 +1,7 @@
 import type { EmulatorStats, EmulatorStatsSnapshot } from './types';
 
 /** Fault kinds the server injects, counted per route. */
-export type InjectedFault = 'latency' | 'error' | 'rateLimitBurst' | 'dropped' | 'sourceFailure' | 'unknownStatus';
+export type InjectedFault = 'latency' | 'slow' | 'error' | 'rateLimitBurst' | 'dropped' | 'sourceFailure' | 'unknownStatus';
 
 /** The snapshot `GET /_emulator/stats` returns: the shared counters plus the server's own. */
 export interface ServerStatsSnapshot extends EmulatorStatsSnapshot {

@@ -18,7 +18,7 @@ export interface Accounts {
   /** The account for a key, or undefined when the key is unknown. */
   find(key: string): Account | undefined;
   /** Deducts `usd`; throws an `EmulatorHttpError` 402 (and deducts nothing) when the balance is short. */
-  charge(account: Account, usd: number, reason: string): void;
+  charge(account: Account, usd: number, reason: string, subject?: string): void;
 }
 
 /** Counters the tests and benchmarks read through `GET /_emulator/stats`. */

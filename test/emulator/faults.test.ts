@@ -27,6 +27,18 @@ describe('fault injection', () => {
     expect(elapsed).toBeLessThan(400);
   });
 
+  it('holds every n-th request on a route for the configured time (a slow call), and only those', async () => {
+    emulator.faults.replace({ 'datasources.categories': { slowCalls: { every: 3, ms: 300 } } });
+    const times: number[] = [];
+    for (let call = 0; call < 6; call++) {
+      const started = Date.now();
+      await client.listDatasourceCategories();
+      times.push(Date.now() - started);
+    }
+    expect(times.map((ms) => ms >= 290)).toEqual([false, false, true, false, false, true]);
+    expect(emulator.stats.snapshot().injectedFaults['datasources.categories']).toEqual({ slow: 2 });
+  });
+
   it('answers 500, 502 or 503 for the configured share of requests, which the client marks retryable', async () => {
     emulator.faults.replace({ search: { errorRate: 1 } });
     const error = await rejectionOf(client.search({ query: 'Acme Robotics' }));

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipelineRunStateQuery } from '../../src/workflows/definitions';
 import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
 import { describeScenarios } from '../support/scenario-env';
 import { testServer } from '../support/server/test-server';
@@ -33,14 +34,14 @@ describeScenarios('reliability: worker processes killed with SIGKILL mid-call', 
     await rm(dir, { recursive: true, force: true });
   });
 
-  function startWorker(taskQueue: string): ChildProcess {
+  function startWorker(taskQueue: string, apiTimeoutMs = 2_000): ChildProcess {
     const server = testServer();
     if (!server.available) throw new Error('no test server');
     const worker = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'worker'], {
       cwd: dir,
       env: {
         PATH: process.env.PATH, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace, TEMPORAL_TASK_QUEUE: taskQueue,
-        RESEARCH_API_BASE_URL: world!.emulator.url, RESEARCH_API_KEY: world!.emulator.defaultApiKey, RESEARCH_API_TIMEOUT_MS: '2000',
+        RESEARCH_API_BASE_URL: world!.emulator.url, RESEARCH_API_KEY: world!.emulator.defaultApiKey, RESEARCH_API_TIMEOUT_MS: String(apiTimeoutMs),
         ARTIFACT_DIR: path.join(dir, 'artifacts'), WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'), LOG_LEVEL: 'warn',
       },
       stdio: 'ignore',
@@ -117,6 +118,86 @@ budget_usd: 20
       expect(mostTasksPerItem).toBe(1);
     }
     // Money from the service's books: the run's ledger never shows less than the service charged.
+    expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - 1e-9);
+  });
+
+  it('answer items and an answer synthesis: calls slower than the heartbeat timeout are made once, and SIGKILLs during slow item calls and during the fan-in lose nothing and count every double charge', async () => {
+    const env = getEnv();
+    const items = 9;
+    world = await makeWorld(env, {
+      emulator: {
+        defaultCreditsUsd: 100,
+        // Every fourth Answer call takes 25 s: longer than the 20 s heartbeat timeout of an item's activity.
+        faults: { answer: { latencyMs: [300, 600], slowCalls: { every: 4, ms: 25_000 } } },
+      },
+    });
+    const taskQueue = `kill-fan-in-${Date.now()}`;
+    const input = await pipelineInput(`
+name: killed-fan-in
+input:
+  items:
+${companies(items)}
+  key: "{{ item.domain | slug }}"
+step:
+  answer:
+    query: "Headcount of {{ item.name }}"
+    data_max_price: 0.05
+concurrency: 3
+start_rate_per_second: 50
+retries: 4
+budget_usd: 20
+synthesis:
+  answer:
+    query: "Compare the companies for {{ pipeline.name }}"
+    data_max_price: 0.05
+`, world, { runKey: 'slow' });
+    let worker = startWorker(taskQueue, 40_000);
+    const handle = await env.client.workflow.start('pipelineRunWorkflow', { taskQueue, workflowId: 'pipeline-run/killed-fan-in/slow', args: [input] });
+    const route = 'answer';
+    const faults = () => world!.emulator.stats.snapshot().injectedFaults[route] ?? {};
+    // Every call passes the injected latency first, so it counts the calls received; those without an answer are in flight.
+    const received = () => faults().latency ?? 0;
+    const answered = () => Object.values(world!.emulator.stats.snapshot().requests[route] ?? {}).reduce((sum, count) => sum + count, 0);
+    const kills: string[] = [];
+
+    // Both slow item calls under way: 22 s later they are past the heartbeat timeout and still unanswered.
+    await until(() => received() >= items && (faults().slow ?? 0) >= 2, 'every item\'s call sent, two of them slow', 120_000);
+    const slowSince = Date.now();
+    await until(() => Date.now() - slowSince >= 22_000, 'the slow calls to pass the heartbeat timeout', 30_000);
+    // No call was sent again beside a slow one: the service received one call per item.
+    const receivedBeforeKills = received();
+    expect(receivedBeforeKills).toBe(items);
+    let lostToKills = received() - answered();
+    worker.kill('SIGKILL');
+    kills.push(`during ${lostToKills} slow item calls, after ${answered()} answers`);
+    worker = startWorker(taskQueue, 40_000);
+    // Second kill: the fan-in's synthesis call in flight (the run's own query says it is synthesising).
+    await until(async () => (await env.client.workflow.getHandle(handle.workflowId).query(pipelineRunStateQuery).catch(() => undefined))?.phase === 'synthesis', 'the run to reach its synthesis', 240_000);
+    await until(() => received() > answered(), 'the synthesis call in flight', 60_000);
+    lostToKills += received() - answered();
+    worker.kill('SIGKILL');
+    kills.push(`during the synthesis call, after ${answered()} answers`);
+    startWorker(taskQueue, 40_000);
+
+    const result = await handle.result() as PipelineRunResult;
+    const stats = world.emulator.stats.snapshot();
+    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string; possibly_charged_usd?: number; item: { name: string } });
+    // The service's books per item: how many Answers it charged for each query.
+    const charges = new Map<string, number>();
+    for (const charge of world.emulator.accounts.chargeLog().filter((entry) => entry.reason === 'answer')) charges.set(charge.subject ?? '?', (charges.get(charge.subject ?? '?') ?? 0) + 1);
+    const chargedTwice = lines.filter((line) => (charges.get(`Headcount of ${line.item.name}`) ?? 0) > 1);
+    report('answer items with an answer synthesis, calls slower than the heartbeat timeout, worker SIGKILLed during slow item calls and during the fan-in', {
+      items, kills, receivedBeforeKills, callsCutByKills: lostToKills, counts: result.counts, answersCharged: [...charges.values()].reduce((sum, count) => sum + count, 0),
+      itemsChargedTwice: chargedTwice.map((line) => line.key), possiblyChargedTwiceUsd: lines.reduce((sum, line) => sum + (line.possibly_charged_usd ?? 0), 0).toFixed(4),
+      spentUsd: result.ledger.spentUsd.toFixed(4), chargedUsd: stats.chargedUsd.toFixed(4), injectedFaults: faults(), synthesis: result.outputs.synthesis ? 'written' : 'missing',
+    });
+    expect(result.counts).toMatchObject({ read: items, completed: items, failed: 0 });
+    expect(lines.map((line) => line.key).sort()).toEqual(Array.from({ length: items }, (_, index) => `company-${index + 1}-example`).sort());
+    expect(result.outputs.synthesis).toBeDefined();
+    // Each item and the synthesis answered once, plus one more for each call a kill cut off.
+    expect(answered()).toBeLessThanOrEqual(items + 1 + lostToKills);
+    // Every item the service charged twice says so in the outputs, and the ledger never shows less than was charged.
+    for (const line of chargedTwice) expect({ key: line.key, possiblyCharged: (line.possibly_charged_usd ?? 0) > 0 }).toEqual({ key: line.key, possiblyCharged: true });
     expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - 1e-9);
   });
 });

@@ -58,7 +58,7 @@ export function answerRoute(ctx: EmulatorContext, options: AnswerRouteOptions): 
       const answer = composeAnswer({ query: request.query, results, structuredOutput: request.structured_output, systemInstructions: request.system_instructions });
       const searchCost = totalPrice(results);
       const total = roundUsd(ANSWER_BASE_PRICE + searchCost + answer.aiCostUsd);
-      ctx.accounts.charge(account, total, 'answer');
+      ctx.accounts.charge(account, total, 'answer', request.query);
       const metadata = shapeResponse(answerMetadataEvent, {
         success: true,
         tx_id: `ai_tx_${ctx.random.hex(24)}`,

@@ -65,7 +65,7 @@ function searchRoute(ctx: EmulatorContext, faults: FaultInjector, pattern: strin
       const plan = planFromSearchRequest(body, account, faults.sourceFails(name));
       const { results, failedSources } = runSearch(plan, account, ctx.random);
       const total = totalPrice(results);
-      ctx.accounts.charge(account, total, 'search');
+      ctx.accounts.charge(account, total, 'search', plan.query);
       const partial = results.length === 0 || failedSources.length > 0;
       return {
         status: partial ? 206 : 200,
