@@ -122,6 +122,27 @@ export const MAX_PAGE_BYTES = 512 * 1024;
 export const MAX_PLANNED_ITEM_BYTES = 128 * 1024;
 
 /** Activities that plan, run and record the items of a pipeline run. */
+/** USD rounded to the micro-dollar. */
+function roundMicros(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
+
+/**
+ * The failure of an item's call, carrying what earlier attempts that sent the call and never reported
+ * back may have been charged (`earlierPossiblyChargedUsd` in its details), with its type and retry kept.
+ */
+function withEarlierCharges(error: unknown, usd: number): unknown {
+  if (!(error instanceof ApplicationFailure) || usd <= 0) return error;
+  return ApplicationFailure.create({
+    ...(error.type ? { type: error.type } : {}), nonRetryable: error.nonRetryable === true,
+    message: `${error.message} (earlier attempts that sent this call and never reported back may have been charged ${usd} USD)`,
+    details: [...(error.details ?? []), { earlierPossiblyChargedUsd: usd }], ...(error.nextRetryDelay !== undefined && error.nextRetryDelay !== null ? { nextRetryDelay: error.nextRetryDelay } : {}),
+  });
+}
+
+/** How much more than a completed attempt an attempt whose outcome was lost is counted at, at least (see runPipelineItem). */
+export const LOST_ATTEMPT_COST_FACTOR = 1.5;
+
 export function pipelineItemActivities(deps: ActivityDeps) {
   const { api, store } = deps;
 
@@ -221,11 +242,17 @@ export function pipelineItemActivities(deps: ActivityDeps) {
       // fails as PossiblyCharged (the run counts it), and a cancelled attempt (the worker shutting down)
       // may have sent the call: both stay marked sent, so a retry of this activity counts them.
       if (!isCancellation(error) && failureType(error) !== FailureType.PossiblyCharged) await attempts.settled();
+      // Earlier attempts that never reported back are not forgotten when this one fails: the failure carries them.
+      if (unknown > 0 && !isCancellation(error)) throw withEarlierCharges(error, roundMicros(unknown * (reserveUsd ?? 0)));
       throw error;
     }
     await attempts.settled();
     const result = await store.put(itemResultKey(folder, key), `${JSON.stringify({ key, ...stored }, null, 2)}\n`, 'application/json');
-    const possiblyChargedUsd = unknown > 0 ? Math.round(unknown * (reserveUsd ?? stored.costUsd) * 1_000_000) / 1_000_000 : 0;
+    // Each such attempt counts at the item's reservation, or at one and a half times what this one cost if
+    // that is more: an Answer's AI usage (priced by the service, not bounded by the spec) and a Search's
+    // results vary between two calls of one request, and the ledger must not count less than was charged.
+    const perAttemptUsd = Math.max(reserveUsd ?? 0, stored.costUsd * LOST_ATTEMPT_COST_FACTOR);
+    const possiblyChargedUsd = unknown > 0 ? Math.round(unknown * perAttemptUsd * 1_000_000) / 1_000_000 : 0;
     if (unknown > 0) log.warn('an earlier attempt sent this paid call and never reported back: it may have been charged too', { key, earlierAttempts: unknown, possiblyChargedUsd });
     return { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) };
   }

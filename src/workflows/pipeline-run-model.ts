@@ -236,7 +236,9 @@ export class PipelineRunModel {
     if (flight.item.priceUnbounded && outcome.status !== 'cancelled') this.observedMaxUsd = Math.max(this.observedMaxUsd ?? 0, outcome.costUsd);
     const retry = outcome.status === 'failed' && !this.cancelled && shouldRetry(flight.attempts, this.limits.retries, outcome.failureType);
     if (retry) {
-      this.#retries.push({ ...flight.item, attempts: flight.attempts });
+      // A failed attempt that may have been charged is counted (in the ledger now, in the item's record when it ends).
+      const possiblyChargedUsd = (flight.item.possiblyChargedUsd ?? 0) + outcome.costUsd;
+      this.#retries.push({ ...flight.item, attempts: flight.attempts, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd: roundUsd(possiblyChargedUsd) } : {}) });
       return;
     }
     this.#finish(flight.item, flight.attempts, outcome, now);
@@ -244,11 +246,13 @@ export class PipelineRunModel {
 
   #finish(item: PlannedItem, attempts: number, outcome: Extract<ItemOutcome, { costUsd: number }>, now: number): void {
     this.counts[outcome.status] += 1;
+    const earlierUsd = item.possiblyChargedUsd ?? 0;
+    const possiblyChargedUsd = roundUsd(earlierUsd + (outcome.possiblyChargedUsd ?? 0));
     this.pending.push({
-      key: item.key, index: item.index, status: outcome.status, attempts, costUsd: outcome.costUsd, finishedAt: now,
+      key: item.key, index: item.index, status: outcome.status, attempts, costUsd: roundUsd(outcome.costUsd + earlierUsd), finishedAt: now,
       ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}), ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
       ...(outcome.result ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      ...(outcome.possiblyChargedUsd ? { possiblyChargedUsd: outcome.possiblyChargedUsd } : {}),
+      ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
       ...(item.generation ? { generation: item.generation } : {}),
       ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
     });
@@ -402,6 +406,11 @@ export class PipelineRunModel {
       } : {}),
     };
   }
+}
+
+/** USD rounded to the micro-dollar, as the ledger keeps it. */
+function roundUsd(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
 }
 
 /** The state of a run's first execution. */

@@ -174,9 +174,10 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       // Cancelled while its call was in flight: the call may have been charged, so its reserved price counts.
       if (isCancellation(error)) return { status: 'cancelled', costUsd: item.reserveUsd, error: 'cancelled while its call was in flight: its reserved price is counted (it may have been charged)' };
       if (failureType(error) === FailureType.CreditsExhausted) return { status: 'credits_exhausted' };
-      // A call that may have been charged costs its reserved price: the ledger never counts less than was paid.
-      const costUsd = failureType(error) === FailureType.PossiblyCharged ? item.reserveUsd : 0;
-      return { status: 'failed', costUsd, error: failureMessage(error), failureType: failureType(error) };
+      // A call that may have been charged costs its reserved price, and so does each earlier attempt that sent
+      // it and never reported back: the ledger never counts less than was paid.
+      const costUsd = (failureType(error) === FailureType.PossiblyCharged ? item.reserveUsd : 0) + earlierPossiblyCharged(error);
+      return { status: 'failed', costUsd, ...(costUsd > 0 ? { possiblyChargedUsd: costUsd } : {}), error: failureMessage(error), failureType: failureType(error) };
     }
   }
 
@@ -464,7 +465,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
         model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + (result.cost ?? 0) };
         return result.outputs.report;
       }
-      const outcome = await itemCalls.runPipelineItem({ key: '~synthesis', request, prefix });
+      const outcome = await itemCalls.runPipelineItem({ key: '~synthesis', request, prefix, reserveUsd });
       // An earlier attempt that sent the call and never reported back may have been charged too: counted.
       model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + outcome.costUsd + (outcome.possiblyChargedUsd ?? 0) };
       if (outcome.possiblyChargedUsd) model.note(`synthesis possibly charged twice: ${outcome.possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)`);
@@ -492,6 +493,13 @@ function adoptedOutcome(workflowId: string, ended: Omit<ItemSettledReport, 'item
     status: 'failed', costUsd: ended.outputs?.cost ?? 0, workflowId, ...(ended.outputs ? { outputs: ended.outputs } : {}),
     error: ended.error ?? 'the item\'s workflow failed', ...(ended.failureType ? { failureType: ended.failureType } : {}),
   };
+}
+
+/** What earlier attempts of a failed item call may have been charged, as its failure's details say (see runPipelineItem). */
+function earlierPossiblyCharged(error: unknown): number {
+  const details = (error as { cause?: { details?: unknown[] } } | undefined)?.cause?.details ?? [];
+  const found = details.find((detail): detail is { earlierPossiblyChargedUsd: number } => typeof (detail as { earlierPossiblyChargedUsd?: unknown } | null)?.earlierPossiblyChargedUsd === 'number');
+  return found?.earlierPossiblyChargedUsd ?? 0;
 }
 
 /** The details an application failure carried (a failed research task carries its stored outputs). */

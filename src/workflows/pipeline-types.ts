@@ -53,6 +53,11 @@ export interface PlannedItem {
   /** Attempts made so far (a retried item carries its count). */
   attempts?: number;
   /**
+   * USD earlier attempts of this run may have been charged without a result (an answer lost after it was
+   * sent): counted in the ledger when they failed, and in the item's record (cost and possibly charged) when it ends.
+   */
+  possiblyChargedUsd?: number;
+  /**
    * How many earlier executions of this run key left the item cancelled: its research task workflow ran
    * (and completed, cancelled) under the plain id, so a resumed run starts it under `~<generation>`.
    */

@@ -30,7 +30,7 @@ describe('recorded histories replay on today\'s workflow code', () => {
       'task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'task-credits-wait', 'task-operator-wait',
       'task-resolve-create', 'task-delete-after', 'batch-250', 'batch-by-reference', 'pipeline-run', 'pipeline-batch', 'pipeline-continue-as-new',
       'pipeline-answer-retries', 'pipeline-pause-cancel', 'pipeline-credits-wait', 'pipeline-budget-raise', 'pipeline-checkpoint-wait',
-      'pipeline-synthesis', 'pipeline-contents', 'pipeline-carries-item', 'pipeline-adopts-item',
+      'pipeline-synthesis', 'pipeline-contents', 'pipeline-carries-item', 'pipeline-adopts-item', 'pipeline-search-budget',
     ]));
   });
 

@@ -90,6 +90,18 @@ describe('PipelineRunModel', () => {
     expect(itemSettledProblem({ item: 'a', workflowId: 'w', status: 'completed' })).toMatch(/^result:/);
   });
 
+  it('counts a failed attempt that may have been charged in the item\'s record when a retry completes it', () => {
+    const run = model();
+    run.loadPage({ items: [item('a', 0)], cursor: cursor(1), done: true });
+    run.start(run.peek()!, 0);
+    run.settle('a', { status: 'failed', costUsd: 0.1, error: 'answer lost after it was sent', failureType: 'ResearchPossiblyCharged' }, 1);
+    expect(run.ledger.spentUsd).toBeCloseTo(0.1, 6);
+    run.start(run.peek()!, 2);
+    run.settle('a', { status: 'completed', costUsd: 0.07 }, 3);
+    expect(run.takePending()).toEqual([expect.objectContaining({ key: 'a', status: 'completed', attempts: 2, costUsd: 0.17, possiblyChargedUsd: 0.1 })]);
+    expect(run.ledger).toEqual({ budgetUsd: 1, spentUsd: 0.17, reservedUsd: 0 });
+  });
+
   it('retries a failed item with a fresh reservation, then records it failed with its attempts', () => {
     const run = model();
     run.loadPage({ items: [item('a', 0)], cursor: cursor(1), done: true });

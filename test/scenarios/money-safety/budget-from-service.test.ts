@@ -1,6 +1,6 @@
 import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
 import { pipelineRunStateQuery } from '../../../src/workflows/definitions';
-import { describeScenarios } from '../../support/scenario-env';
+import { describeScenarios, recordHistory } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 
@@ -44,6 +44,7 @@ budget_usd: ${budget}
     await handle.cancel();
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
+    await recordHistory(handle, 'pipeline-search-budget');
     expect(world.emulator.stats.snapshot().chargedUsd).toBeCloseTo(stats.chargedUsd, 9);
   });
 });
