@@ -21,13 +21,13 @@ export type ItemRequest =
   | { kind: 'contents'; request: ContentsRequest };
 
 /** Renders `value` and parses it with `schema`; problems become one `ItemError` naming the item, path and rule. */
-function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: Record<string, unknown>, at: string, item?: KeyedItem, options: RenderOptions = {}): z.output<S> {
+function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: Record<string, unknown>, at: string, item?: KeyedItem, options: RenderOptions & { rendered?: boolean } = {}): z.output<S> {
   const fail = (problem: string, variable?: string): never => {
     throw new ItemError(item?.where ?? 'synthesis', problem, item?.key, variable);
   };
   let rendered: unknown;
   try {
-    rendered = renderDeep(value, context, options);
+    rendered = options.rendered ? value : renderDeep(value, context, options);
   } catch (error) {
     if (error instanceof TemplateError) return fail(`${at}: ${error.message}`, error.variable);
     throw error;
@@ -62,7 +62,10 @@ export function renderItemRequest(definition: PipelineDefinition, item: KeyedIte
       const { workflow_id: slug, version, params, ...rest } = step.config;
       // Parameters keep the type of a value given whole (`"{{ item.max }}"` with max: 4 is the integer 4).
       const typedParams = params ? renderChecked(z.record(z.string(), z.unknown()), params, values, `${at}.params`, item, { keepTypes: true }) : undefined;
-      const request = renderChecked(createTaskRequest, { ...rest, workflow_id: slug, workflow_params: typedParams, ...(version ? { workflow_version: version } : {}) }, values, at, item);
+      // Every template is rendered once: the rendered parameters are data (an input value holding
+      // `{{ ... }}` is sent as written), so the rest is rendered on its own and checked with them.
+      const renderedRest = renderChecked(z.record(z.string(), z.unknown()), { ...rest, workflow_id: slug, ...(version ? { workflow_version: version } : {}) }, values, at, item);
+      const request = renderChecked(createTaskRequest, { ...renderedRest, ...(typedParams ? { workflow_params: typedParams } : {}) }, values, at, item, { rendered: true });
       return { kind: 'workflow', request, preview: { slug, params: request.workflow_params ?? {}, ...(version ? { version } : {}) } };
     }
     case 'answer': return { kind: 'answer', request: renderChecked(answerRequest, step.config, values, at, item) };
