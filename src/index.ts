@@ -13,7 +13,7 @@ export type * from './workflows/types';
 export { startEmulator, type RunningEmulator, type EmulatorOptions } from './emulator';
 export { loadConfig, ConfigError, type Config } from './config';
 export { runWorker, createWorkerOptions } from './worker';
-export { startPipeline, RunKeyError, type StartPipelineOptions, type StartedPipeline } from './runs/start';
+export { startPipeline, RunKeyConflictError, RunKeyError, type StartPipelineOptions, type StartedPipeline } from './runs/start';
 export { scheduleOptionsFor, syncSchedules, planScheduleSync, scheduleIdOf, type SchedulePlan } from './runs/schedules';
 export { pipelineRunPrefix, pipelineSynthesisWorkflowId } from './workflows/ids';
 export type * from './workflows/pipeline-types';

@@ -2,7 +2,7 @@ import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@t
 import type { Command } from 'commander';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
 import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
-import { RunKeyError, startPipeline } from '../runs/start';
+import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
@@ -111,7 +111,7 @@ export async function startRunCommand(file: string, options: RunOptions, io: Com
     try {
       started = await startPipeline(temporal.client, loaded, overrides, { runKey, taskQueue: temporal.taskQueue, resume: options.resume, compareWithPrevious: options.compare, textValues: true });
     } catch (error) {
-      if (error instanceof ParameterError || error instanceof RunKeyError) throw new UsageError(error.message);
+      if (error instanceof ParameterError || error instanceof RunKeyError || error instanceof RunKeyConflictError) throw new UsageError(error.message);
       throw error;
     }
     const line = `${started.started ? 'started' : 'already exists (not started again)'}: ${started.workflowId}`;

@@ -5,7 +5,7 @@ import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
 import { parameterValue } from '../pipelines/parameter-schema';
 import { ParameterError } from '../pipelines/parameters';
 import { answerItemCheckpoint, cancelRun, runProgress } from '../runs/control';
-import { startPipeline } from '../runs/start';
+import { RunKeyConflictError, startPipeline } from '../runs/start';
 import { bearerAuthenticator } from './auth';
 import { callTemporal, errorBody, IntakeError } from './errors';
 import { loadNamedPipeline, PIPELINE_NAME_PATTERN } from './pipeline-source';
@@ -82,6 +82,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
     try {
       started = await callTemporal(client, timeoutMs, `pipeline ${pipeline}`, () => startPipeline(client, loaded, request.body?.params ?? {}, { runKey, taskQueue: options.taskQueue }));
     } catch (error) {
+      if (error instanceof RunKeyConflictError) throw new IntakeError(409, error.message, 'run_key_conflict', error.differing.map((name) => ({ path: `body.params.${name}`, message: 'differs from the run this key started' })));
       if (!(error instanceof ParameterError)) throw error;
       const issues = error.problems.map((problem) => {
         const name = /^parameter ([^:]+):/.exec(problem)?.[1] ?? /^unknown parameter "([^"]+)"/.exec(problem)?.[1];

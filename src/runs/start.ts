@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { itemSource } from '../pipelines/input-source';
 import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
@@ -17,6 +18,32 @@ export class RunKeyError extends Error {
     super(`run key "${runKey}" must be ${ITEM_KEY_RULE}`);
     this.name = 'RunKeyError';
   }
+}
+
+/**
+ * A run key already names a run started with other parameters: the key is the run's identity, so the
+ * start is refused rather than answered with the other run. Names the parameters that differ, never
+ * their values (a parameter may be a secret).
+ */
+export class RunKeyConflictError extends Error {
+  constructor(readonly runKey: string, readonly differing: readonly string[]) {
+    super(`run key "${runKey}" already names a run started with other values for ${differing.map((name) => `"${name}"`).join(', ')}: use a new run key for these parameters`);
+    this.name = 'RunKeyConflictError';
+  }
+}
+
+/** The memo field holding a run's parameter fingerprint (a hash per parameter: values never leave the workflow input). */
+export const PARAMS_MEMO = 'paramsFingerprint';
+
+/** One hash per parameter value, enough to tell a start with other values from a repeat. */
+export function paramsFingerprint(params: Readonly<Record<string, unknown>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => [name, createHash('sha256').update(JSON.stringify(value ?? null)).digest('hex').slice(0, 32)]));
+}
+
+/** Parameters whose fingerprints differ (present in one and not the other counts as differing). */
+export function differingParams(before: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string[] {
+  return [...new Set([...Object.keys(before), ...Object.keys(now)])].filter((name) => before[name] !== now[name]).sort();
 }
 
 /** Options of `startPipeline`. */
@@ -62,7 +89,19 @@ export async function startPipeline(client: Client, loaded: LoadedPipeline, para
     ...(options.polling ? { polling: options.polling } : {}),
   };
   const workflowId = pipelineRunWorkflowId(definition.name, options.runKey);
+  const fingerprint = paramsFingerprint(input.params);
   const before = await client.workflow.getHandle(workflowId).describe().then((description) => description.runId, () => undefined);
+  /** The existing run of this key, once checked to have the same parameters (a resume may change nothing either). */
+  const existing = async (): Promise<StartedPipeline> => {
+    const handle = client.workflow.getHandle<typeof pipelineRunWorkflow>(workflowId);
+    const memo = (await handle.describe()).memo?.[PARAMS_MEMO];
+    // Runs started before fingerprints were kept have none: nothing to compare.
+    if (memo && typeof memo === 'object') {
+      const differing = differingParams(memo as Record<string, string>, fingerprint);
+      if (differing.length > 0) throw new RunKeyConflictError(options.runKey, differing);
+    }
+    return { handle, workflowId, started: false };
+  };
   try {
     const handle = await client.workflow.start<typeof pipelineRunWorkflow>('pipelineRunWorkflow', {
       workflowId,
@@ -71,6 +110,7 @@ export async function startPipeline(client: Client, loaded: LoadedPipeline, para
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: options.resume ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
       typedSearchAttributes: [{ key: ResearchPipelineKey, value: definition.name }],
+      memo: { [PARAMS_MEMO]: fingerprint },
       staticSummary: `Pipeline ${definition.name}, run ${options.runKey}`,
       staticDetails: [
         `**${definition.name}**${definition.description ? `: ${definition.description}` : ''}`,
@@ -78,9 +118,9 @@ export async function startPipeline(client: Client, loaded: LoadedPipeline, para
         `parameters: ${Object.entries(input.params).map(([name, value]) => `${name}=${String(value)}`).join(', ') || 'none'}`,
       ].join('\n\n'),
     });
-    return { handle, workflowId, started: handle.firstExecutionRunId !== before };
+    if (handle.firstExecutionRunId !== before) return { handle, workflowId, started: true };
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return { handle: client.workflow.getHandle<typeof pipelineRunWorkflow>(workflowId), workflowId, started: false };
   }
+  return existing();
 }
