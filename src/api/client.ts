@@ -78,6 +78,7 @@ export class ResearchClient {
       method: 'POST',
       path,
       validate: { searchResults: s.answerSearchResultsEvent, content: s.answerContentEvent, metadata: s.answerMetadataEvent },
+      maxEventBytes: this.#http.limits.maxEventBytes,
     });
   }
 
@@ -135,9 +136,24 @@ export class ResearchClient {
     const response = await this.#http.send('GET', pathOrUrl, { options, accept: '*/*', stream: true });
     const contentType = response.headers['content-type'];
     const http = this.#http;
+    const max = http.limits.maxDownloadBytes;
+    const tooLarge = (bytes: number) => ResearchApiError.invalidResponse({ ...response.target, status: response.status, detail: `the file is over the ${max} bytes a download may have (${bytes} or more): not read further` });
+    const announced = Number(response.headers['content-length']);
+    if (Number.isFinite(announced) && announced > max) {
+      response.body.destroy();
+      throw tooLarge(announced);
+    }
     async function* chunks(): AsyncGenerator<Uint8Array> {
+      let bytes = 0;
       try {
-        for await (const chunk of response.body) yield chunk as Uint8Array;
+        for await (const chunk of response.body) {
+          bytes += (chunk as Uint8Array).length;
+          if (bytes > max) {
+            response.body.destroy();
+            throw tooLarge(bytes);
+          }
+          yield chunk as Uint8Array;
+        }
       } catch (cause) {
         throw http.bodyError(cause, response.target);
       }
@@ -152,15 +168,10 @@ export class ResearchClient {
 
   /** Downloads a whole file the service linked to; see streamAsset for large ones. */
   async downloadAsset(pathOrUrl: string, options?: CallOptions): Promise<TaskAsset> {
-    const response = await this.#http.send('GET', pathOrUrl, { options, accept: '*/*' });
-    const contentType = response.headers['content-type'];
-    let data: Uint8Array;
-    try {
-      data = new Uint8Array(await response.body.arrayBuffer());
-    } catch (cause) {
-      throw this.#http.bodyError(cause, response.target);
-    }
-    return { contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? 'application/octet-stream', data };
+    const { contentType, body } = await this.streamAsset(pathOrUrl, options);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return { contentType, data: new Uint8Array(Buffer.concat(chunks)) };
   }
 
   /** `POST /deepresearch/batches`: a batch with shared configuration. The `webhook_secret` is a secret. */

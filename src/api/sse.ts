@@ -14,7 +14,9 @@ export interface SseEvent {
  * yielding each event as soon as its blank line arrives. An event still open when the stream ends is
  * discarded, as the spec requires: it may be truncated.
  */
-export async function* parseSseStream(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+export async function* parseSseStream(source: AsyncIterable<Uint8Array | string>, limits: { maxEventBytes?: number; tooLong?: (bytes: number) => Error } = {}): AsyncGenerator<SseEvent> {
+  // Bytes taken since the last dispatched event: an event that never ends is refused, not buffered.
+  let pending = 0;
   // One streaming decoder for the whole body, so a character split across chunks is decoded once whole.
   const decoder = new TextDecoder('utf-8');
   const ready: SseEvent[] = [];
@@ -34,6 +36,10 @@ export async function* parseSseStream(source: AsyncIterable<Uint8Array | string>
   };
   for await (const chunk of source) {
     feed(typeof chunk === 'string' ? decoder.decode() + chunk : decoder.decode(chunk, { stream: true }));
+    pending = ready.length > 0 ? 0 : pending + chunk.length;
+    if (limits.maxEventBytes !== undefined && pending > limits.maxEventBytes) {
+      throw limits.tooLong?.(pending) ?? new Error(`a server-sent event is over ${limits.maxEventBytes} bytes`);
+    }
     yield* ready.splice(0);
   }
   feed(decoder.decode());
@@ -66,6 +72,8 @@ export interface AnswerStreamOptions<SearchResult, Content, Metadata> {
   validate?: AnswerStreamValidators<SearchResult, Content, Metadata>;
   method?: string;
   path?: string;
+  /** Largest single event (bytes): a longer one fails the stream instead of being buffered. */
+  maxEventBytes?: number;
 }
 
 type AnswerEventKind = 'searchResults' | 'content' | 'metadata';
@@ -83,7 +91,9 @@ export async function* parseAnswerStream<SearchResult = Record<string, unknown>,
   const validate = options.validate ?? {};
   const fail = (detail: string, error?: ValidationErrorLike) => ResearchApiError.invalidResponse({ ...target, detail, error });
   let received = 0;
-  for await (const { data } of parseSseStream(source)) {
+  const maxEventBytes = options.maxEventBytes;
+  const tooLong = (bytes: number) => fail(`an event is over the ${maxEventBytes} bytes one may have (${bytes} or more without an end): not read further`);
+  for await (const { data } of parseSseStream(source, maxEventBytes !== undefined ? { maxEventBytes, tooLong } : {})) {
     if (data.trim() === '[DONE]') {
       yield { type: 'done' };
       return;

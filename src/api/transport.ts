@@ -10,7 +10,44 @@ export const clientOptions = z.object({
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' }),
   timeoutMs: z.int().positive().default(60_000),
   userAgent: z.string().default('research-pipelines'),
+  /** Largest JSON answer read (bytes); a longer one is refused, not buffered. */
+  maxJsonBytes: z.int().positive().default(32 * 1024 * 1024),
+  /** Largest file downloaded (bytes): deliverables, PDFs and images the service links to. */
+  maxDownloadBytes: z.int().positive().default(512 * 1024 * 1024),
+  /** Largest single event of an Answer stream (bytes). */
+  maxEventBytes: z.int().positive().default(4 * 1024 * 1024),
 });
+/** How much of an error answer's body is read (for its message): the rest is dropped. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a body as text up to `maxBytes`: a longer one is destroyed (the connection is not kept) and
+ * `tooLong` is thrown, or with `truncate` what was read so far is returned. A body announcing a larger
+ * Content-Length is refused before a byte is read.
+ */
+export async function readCapped(body: Dispatcher.ResponseData['body'], headers: Record<string, string | string[] | undefined>, maxBytes: number, tooLong: (bytes: number) => Error, truncate = false): Promise<string> {
+  const announced = Number(headers['content-length']);
+  if (!truncate && Number.isFinite(announced) && announced > maxBytes) {
+    body.destroy();
+    throw tooLong(announced);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    if (bytes + buffer.length > maxBytes) {
+      body.destroy();
+      if (truncate) {
+        chunks.push(buffer.subarray(0, maxBytes - bytes));
+        break;
+      }
+      throw tooLong(bytes + buffer.length);
+    }
+    chunks.push(buffer);
+    bytes += buffer.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 /** Options of `new ResearchClient(...)`; `dispatcher` is any undici dispatcher (a `MockAgent` in tests). */
 export type ResearchClientOptions = z.input<typeof clientOptions> & { dispatcher?: Dispatcher };
 
@@ -57,6 +94,7 @@ export class Transport {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly #apiKey: string;
+  readonly limits: { maxJsonBytes: number; maxDownloadBytes: number; maxEventBytes: number };
   readonly #origin: string;
   readonly #basePath: string;
   readonly #userAgent: string;
@@ -70,6 +108,7 @@ export class Transport {
     this.timeoutMs = parsed.data.timeoutMs;
     this.#apiKey = parsed.data.apiKey;
     this.#userAgent = parsed.data.userAgent;
+    this.limits = { maxJsonBytes: parsed.data.maxJsonBytes, maxDownloadBytes: parsed.data.maxDownloadBytes, maxEventBytes: parsed.data.maxEventBytes };
     const base = new URL(this.baseUrl);
     this.#origin = base.origin;
     this.#basePath = base.pathname.replace(/\/+$/, '');
@@ -83,8 +122,11 @@ export class Transport {
     const { response, target, deadline } = await this.#request(spec.method, spec.path, { query: spec.query, body, options });
     let text: string;
     try {
-      text = await response.body.text();
+      text = await readCapped(response.body, response.headers, this.limits.maxJsonBytes, (bytes) => ResearchApiError.invalidResponse({
+        ...target, status: response.statusCode, detail: `the body is over the ${this.limits.maxJsonBytes} bytes a JSON answer may have (${bytes} or more): not read further`,
+      }));
     } catch (cause) {
+      if (cause instanceof ResearchApiError) throw cause;
       throw this.#failure(cause, target, options.signal);
     } finally {
       deadline.clear();
@@ -153,7 +195,7 @@ export class Transport {
       throw this.#failure(cause, target, init.options?.signal);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return { response, target, deadline };
-    const bodyText = await response.body.text().catch(() => '');
+    const bodyText = await readCapped(response.body, response.headers, MAX_ERROR_BODY_BYTES, () => new Error('unreachable'), true).catch(() => '');
     deadline.clear();
     throw ResearchApiError.fromResponse({ ...target, status: response.statusCode, headers: response.headers, bodyText, secrets: [this.#apiKey] });
   }
