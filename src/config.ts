@@ -4,8 +4,8 @@ import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from './codec/
 
 /** Where the research service is: a real deployment, or the emulator embedded in the worker. */
 export type ResearchServiceConfig =
-  | { kind: 'service'; baseUrl: string; readonly apiKey: string; timeoutMs?: number }
-  | { kind: 'emulator'; timeoutMs?: number };
+  | { kind: 'service'; baseUrl: string; readonly apiKey: string; timeoutMs?: number; allowPrivateDownloads?: boolean }
+  | { kind: 'emulator'; timeoutMs?: number; allowPrivateDownloads?: boolean };
 
 /** The worker's configuration, read from environment variables by `loadConfig`. */
 export interface Config {
@@ -112,6 +112,7 @@ const environment = z.object({
   CODEC_CORS_ORIGINS: text('http://localhost:8080').pipe(z.string().transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be comma-separated origins such as http://localhost:8080 (scheme, host, port; no path)')))),
   CODEC_SERVER_ALLOW_UNAUTHENTICATED: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+  RESEARCH_ALLOW_PRIVATE_DOWNLOADS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
   METRICS_BIND_ADDRESS: optional(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')),
   LOG_LEVEL: text('info').pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
   LOG_FORMAT: text('json').pipe(z.enum(['json', 'pretty'], { error: 'must be json or pretty' })),
@@ -152,7 +153,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message })));
   }
   const vars = parsed.data;
-  const timeout = vars.RESEARCH_API_TIMEOUT_MS !== undefined ? { timeoutMs: vars.RESEARCH_API_TIMEOUT_MS } : {};
+  const timeout = {
+    ...(vars.RESEARCH_API_TIMEOUT_MS !== undefined ? { timeoutMs: vars.RESEARCH_API_TIMEOUT_MS } : {}),
+    ...(vars.RESEARCH_ALLOW_PRIVATE_DOWNLOADS === 'true' ? { allowPrivateDownloads: true } : {}),
+  };
   const research: ResearchServiceConfig = vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
     ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
     : { kind: 'emulator', ...timeout };

@@ -71,7 +71,10 @@ export function createWorkerOptions(
 
 /** Opens the configured research service: the real one, or the embedded emulator started by `startEmulator`. */
 export async function openResearchService(config: Config, startEmulator: EmbeddedEmulatorStarter = startEmbeddedEmulator): Promise<ResearchConnection> {
-  const timeout = config.research.timeoutMs !== undefined ? { timeoutMs: config.research.timeoutMs } : {};
+  const timeout = {
+    ...(config.research.timeoutMs !== undefined ? { timeoutMs: config.research.timeoutMs } : {}),
+    ...(config.research.allowPrivateDownloads ? { allowPrivateDownloads: true } : {}),
+  };
   if (config.research.kind === 'service') {
     const api = new ResearchClient({ baseUrl: config.research.baseUrl, apiKey: config.research.apiKey, ...timeout });
     return { api, close: () => api.close() };

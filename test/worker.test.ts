@@ -8,7 +8,7 @@ import { createWorkerOptions, openResearchService } from '../src/worker';
 const ACTIVITY_NAMES = [
   'addResearchBatchTasks', 'addResearchInstruction', 'answerResearchCheckpoint', 'cancelResearchBatch', 'cancelResearchTask',
   'checkPipelineKeys', 'collectResearchBatchPage', 'createResearchBatch', 'createResearchTask', 'deleteResearchTask', 'findResearchTask',
-  'getResearchBatch', 'getResearchTask', 'preparePipelineBatch', 'preparePipelineSynthesis', 'readPipelinePage', 'recordPipelineBatch', 'recordPipelineItems', 'runPipelineItem',
+  'getResearchBatch', 'getResearchTask', 'lookItemWorkflow', 'preparePipelineBatch', 'preparePipelineSynthesis', 'readPipelinePage', 'recordPipelineBatch', 'recordPipelineItems', 'runPipelineItem',
   'storeResearchOutputs', 'writePipelineOutputs',
 ];
 

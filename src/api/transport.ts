@@ -1,4 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
+import { lookup as dnsLookup } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import { Deadline } from './deadline';
@@ -16,7 +18,47 @@ export const clientOptions = z.object({
   maxDownloadBytes: z.int().positive().default(512 * 1024 * 1024),
   /** Largest single event of an Answer stream (bytes). */
   maxEventBytes: z.int().positive().default(4 * 1024 * 1024),
+  /**
+   * Fetch files the service links to from private, loopback or link-local addresses too. Off by default:
+   * a link the service returns must not reach into the worker's own network (SSRF). The service's own
+   * origin is always allowed.
+   */
+  allowPrivateDownloads: z.boolean().default(false),
 });
+
+/** Addresses a link to another host may not reach unless private downloads are allowed. */
+const PRIVATE_ADDRESSES = (() => {
+  const list = new BlockList();
+  for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) list.addSubnet(network, prefix, 'ipv4');
+  for (const [network, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]] as const) list.addSubnet(network, prefix, 'ipv6');
+  return list;
+})();
+
+/** True for an address in a private, loopback, link-local, shared, multicast or reserved range (IPv4-mapped IPv6 too). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return PRIVATE_ADDRESSES.check(mapped, 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return false;
+  return PRIVATE_ADDRESSES.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The refusal of a link into a private network. */
+function privateLinkError(host: string, address: string): Error {
+  return Object.assign(new Error(`${host} resolves to ${address}, a private, loopback or link-local address: links the service returns may not reach the worker's own network (set RESEARCH_ALLOW_PRIVATE_DOWNLOADS=true to allow)`), { code: 'EPRIVATEADDRESS' });
+}
+
+/** DNS look-up for links to other hosts: every address is checked at connect time, so a rebinding name cannot slip through. */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const refused = addresses.find(({ address }) => isPrivateAddress(address));
+    if (refused) return callback(privateLinkError(hostname, refused.address), '', 0);
+    if (options.all) return callback(null, addresses);
+    const [first] = addresses;
+    return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`), '', 0);
+  });
+};
 /** How much of an error answer's body is read (for its message): the rest is dropped. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
@@ -100,6 +142,9 @@ export class Transport {
   readonly #userAgent: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /** Connections to hosts other than the service's, through the guarded look-up (see allowPrivateDownloads). */
+  readonly #foreign: Dispatcher;
+  readonly #allowPrivate: boolean;
 
   constructor(options: ResearchClientOptions) {
     const parsed = clientOptions.safeParse(options);
@@ -114,6 +159,8 @@ export class Transport {
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
+    this.#allowPrivate = parsed.data.allowPrivateDownloads;
+    this.#foreign = options.dispatcher ?? (this.#allowPrivate ? this.#dispatcher : new Agent({ keepAliveTimeout: 30_000, connections: 16, connect: { lookup: guardedLookup } }));
   }
 
   /** Sends one JSON call and returns its parsed body; `partial` is true for a 206. */
@@ -177,10 +224,19 @@ export class Transport {
     const timeoutMs = Math.min(init.options?.timeoutMs ?? this.timeoutMs, this.timeoutMs);
     const deadline = new Deadline(timeoutMs, init.options?.signal);
     let response: Dispatcher.ResponseData;
+    const foreign = origin !== this.#origin;
+    if (foreign && !this.#allowPrivate) {
+      // An address written in the link itself is never looked up: checked here.
+      const host = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+      if (isPrivateAddress(host)) {
+        deadline.clear();
+        throw ResearchApiError.fromNetworkError(privateLinkError(host, host), { ...target, secrets: [this.#apiKey] });
+      }
+    }
     try {
       // The dispatcher directly, with origin and path already split: undici's top-level request() would
       // parse the URL again on every call.
-      response = await this.#dispatcher.request({
+      response = await (foreign ? this.#foreign : this.#dispatcher).request({
         origin,
         path,
         method: method as Dispatcher.HttpMethod,
@@ -207,7 +263,10 @@ export class Transport {
 
   /** Closes the connection pool when the client made it (a caller's dispatcher is the caller's to close). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) {
+      await this.#dispatcher.close();
+      if (this.#foreign !== this.#dispatcher) await this.#foreign.close();
+    }
   }
 
   /** Origin and path (with query) of a route under the base URL, or of an absolute URL. */
