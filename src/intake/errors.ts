@@ -1,4 +1,5 @@
 import { isGrpcServiceError, ServiceError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { NamespaceNotFoundError } from '@temporalio/common';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -19,10 +20,23 @@ export const errorBody = z.object({
 
 /** An error answer of the intake: status, message, a stable code and the fields at fault. */
 export class IntakeError extends Error {
-  constructor(readonly statusCode: number, message: string, readonly code: string, readonly issues?: readonly Issue[]) {
-    super(message);
+  constructor(readonly statusCode: number, message: string, readonly code: string, readonly issues?: readonly Issue[], options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'IntakeError';
   }
+}
+
+/** gRPC status codes that no retry fixes: Temporal refused the request itself (its configuration, permissions or the request). */
+const PERMANENT_GRPC_CODES: Readonly<Record<number, string>> = {
+  3: 'invalid argument', 5: 'not found', 7: 'permission denied', 9: 'failed precondition', 12: 'not implemented', 16: 'not authenticated',
+};
+
+/** The gRPC status code of a Temporal client error, if it carries one. */
+export function grpcCode(error: unknown): number | undefined {
+  const direct = (error as { code?: unknown } | undefined)?.code;
+  if (typeof direct === 'number') return direct;
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof cause === 'number' ? cause : undefined;
 }
 
 /**
@@ -35,6 +49,13 @@ export async function callTemporal<T>(client: Client, timeoutMs: number, notFoun
     return await client.withDeadline(Date.now() + timeoutMs, call);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new IntakeError(404, notFound, 'workflow_not_found');
+    if (error instanceof NamespaceNotFoundError) throw new IntakeError(500, `Temporal refused the request (namespace "${error.namespace}" not found); see the intake log`, 'temporal_refused', undefined, { cause: error });
+    const code = grpcCode(error);
+    // A refusal no retry fixes (a missing namespace or search attribute, no permission) is the intake's
+    // own fault: 500 with the reason in the log, not "try later".
+    if ((error instanceof ServiceError || isGrpcServiceError(error)) && code !== undefined && PERMANENT_GRPC_CODES[code]) {
+      throw new IntakeError(500, `Temporal refused the request (${PERMANENT_GRPC_CODES[code]}); see the intake log`, 'temporal_refused', undefined, { cause: error });
+    }
     if (error instanceof ServiceError || isGrpcServiceError(error) || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
       throw new IntakeError(503, 'Temporal is unreachable or did not answer in time; try again later', 'temporal_unavailable');
     }
@@ -60,6 +81,7 @@ export function installErrorHandler(app: FastifyInstance, metrics: IntakeMetrics
       return reply.status(400).send({ error: `invalid request: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, code: 'invalid_request', issues });
     }
     if (error instanceof IntakeError) {
+      if (error.statusCode >= 500 && error.cause !== undefined) request.log.error({ err: error.cause }, error.message);
       return reply.status(error.statusCode).send({ error: error.message, code: error.code, ...(error.issues ? { issues: error.issues } : {}) });
     }
     const known = error.code ? fastifyCodes[error.code] : undefined;

@@ -4,7 +4,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WebhookSecretStore } from '../activities/secrets';
-import { errorBody, installErrorHandler } from './errors';
+import { ResearchPipelineKey } from '../workflows/search-attributes';
+import { errorBody, grpcCode, installErrorHandler } from './errors';
 import { IntakeMetrics } from './metrics';
 import { runRoutes } from './run-routes';
 import { webhookRoutes } from './webhook-route';
@@ -146,14 +147,29 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
   const ok = z.object({ status: z.literal('ok') });
   app.get('/healthz', { schema: { summary: 'The process is up', tags: ['health'], response: { 200: ok } } }, async () => ({ status: 'ok' as const }));
   app.get('/readyz', {
-    schema: { summary: 'Temporal is reachable (503 otherwise)', tags: ['health'], response: { 200: ok, 503: errorBody } },
-  }, async (_request, reply) => {
+    schema: { summary: 'Temporal is reachable with what requests need: the namespace and the search attributes runs are started with (503 otherwise, naming what is missing)', tags: ['health'], response: { 200: ok, 503: errorBody } },
+  }, async (request, reply) => {
+    const { client } = options;
+    const namespace = client.options.namespace;
+    const deadline = Date.now() + Math.min(temporalTimeoutMs, 2_000);
     try {
-      await options.client.withDeadline(Date.now() + Math.min(temporalTimeoutMs, 2_000), () => options.client.workflowService.getSystemInfo({}));
-      return { status: 'ok' as const };
-    } catch {
+      await client.withDeadline(deadline, () => client.workflowService.describeNamespace({ namespace }));
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === 5) return reply.status(503).send({ error: `Temporal has no namespace "${namespace}"`, code: 'temporal_not_ready' });
+      if (code === 7 || code === 16) return reply.status(503).send({ error: `the intake may not use namespace "${namespace}" (permission denied)`, code: 'temporal_not_ready' });
+      request.log.warn({ err: error }, 'readiness: Temporal is not reachable');
       return reply.status(503).send({ error: 'Temporal is not reachable', code: 'temporal_unavailable' });
     }
+    try {
+      const { customAttributes } = await client.withDeadline(deadline, () => client.connection.operatorService.listSearchAttributes({ namespace }));
+      const missing = [ResearchPipelineKey.name].filter((name) => (customAttributes ?? {})[name] === undefined);
+      if (missing.length > 0) return reply.status(503).send({ error: `namespace "${namespace}" lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs are started with (rp register-search-attributes adds them)`, code: 'temporal_not_ready' });
+    } catch (error) {
+      // Listing needs operator rights the intake may lack: the namespace answered, which is what requests need most.
+      request.log.debug({ err: error }, 'readiness: search attributes could not be listed');
+    }
+    return { status: 'ok' as const };
   });
   app.get('/metrics', { schema: { summary: 'Prometheus metrics (webhook verifications by outcome and reason)', tags: ['health'], produces: ['text/plain'] } }, async (_request, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.text());

@@ -1,4 +1,6 @@
-import type { Client } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -7,7 +9,35 @@ import { verifyWebhookSignature, webhookRouteTokenMatches } from '../api/webhook
 import { webhookReceivedSignal } from '../workflows/definitions';
 import type { WebhookNotice } from '../workflows/types';
 import { DeliveryMemory } from './delivery-memory';
-import { callTemporal, errorBody, IntakeError } from './errors';
+import { callTemporal, errorBody, grpcCode, IntakeError } from './errors';
+
+/**
+ * The request id of a delivery's signal, the same from any intake process for one delivery: Temporal keeps
+ * the request ids of the signals a workflow run took and drops a repeat, so a duplicate delivered to
+ * another intake, or after a restart, signals nothing twice (the in-process memory only saves the call).
+ */
+export function deliveryRequestId(workflowId: string, delivery: string): string {
+  const hex = createHash('sha256').update(`${workflowId}\n${delivery}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Sends `webhookReceived` with a request id of our choosing (the client's `signal` makes a random one). */
+async function signalOnce(client: Client, workflowId: string, notice: WebhookNotice, requestId: string): Promise<void> {
+  try {
+    await client.workflowService.signalWorkflowExecution({
+      namespace: client.options.namespace,
+      workflowExecution: { workflowId },
+      signalName: webhookReceivedSignal.name,
+      input: { payloads: await encodeToPayloads(client.options.loadedDataConverter, notice) },
+      identity: client.options.identity,
+      requestId,
+    });
+  } catch (error) {
+    // Not found is the workflow's absence (closed runs cannot take signals either); a missing namespace is not.
+    if (grpcCode(error) === 5 && !/namespace/i.test((error as Error).message)) throw new WorkflowNotFoundError(`no workflow ${workflowId}`, workflowId, undefined);
+    throw error;
+  }
+}
 import type { IntakeMetrics, WebhookRejection } from './metrics';
 
 /** What the webhook route needs. */
@@ -107,7 +137,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     };
     const handle = client.workflow.getHandle(workflowId);
     try {
-      await callTemporal(client, options.signalTimeoutMs, `no workflow ${workflowId}`, () => handle.signal(webhookReceivedSignal, notice));
+      await callTemporal(client, options.signalTimeoutMs, `no workflow ${workflowId}`, () => signalOnce(client, workflowId, notice, deliveryRequestId(workflowId, seen)));
     } catch (error) {
       // A late copy for a workflow that has closed is harmless: answer 2xx so the service stops retrying.
       if (!(error instanceof IntakeError && error.statusCode === 404)) throw error;
