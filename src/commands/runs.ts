@@ -151,7 +151,9 @@ function statusText(state: PipelineRunState): string {
     `  items: ${state.total ?? `${state.counts.read}+`} · completed ${state.counts.completed} · failed ${state.counts.failed} · running ${state.counts.running} · reused ${state.counts.reused} · cancelled ${state.counts.cancelled} · not started ${state.counts.skipped}`,
     `  money: spent ${state.ledger.spentUsd.toFixed(2)} + reserved ${state.ledger.reservedUsd.toFixed(2)} of ${state.ledger.budgetUsd.toFixed(2)} USD`,
   ];
-  if (state.itemsPerMinute !== undefined) lines.push(`  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined ? `, about ${Math.ceil(state.etaMs / 1000)}s left` : ''}`);
+  const people = state.waiting.checkpoint.length + state.waiting.operator.length;
+  if (state.itemsPerMinute !== undefined) lines.push(`  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined ? `, about ${Math.ceil(state.etaMs / 1000)}s left${people > 0 ? ` not counting ${people} item(s) waiting for a person` : ''}` : ''}`);
+  if (people > 0) lines.push(`  waiting for a person: ${[...state.waiting.checkpoint.map((key) => `${key} (checkpoint)`), ...state.waiting.operator.map((key) => `${key} (operator)`)].join(', ')}`);
   if (state.running.length) lines.push(`  in flight: ${state.running.join(', ')}`);
   for (const failure of state.failures) lines.push(`  failed ${failure.key} (${failure.attempts} attempts): ${failure.error}`);
   if (state.outputs) lines.push(`  outputs: ${state.outputs.folderUri}`);

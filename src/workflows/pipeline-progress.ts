@@ -14,6 +14,8 @@ export function estimateTimeLeft(input: { counts: PipelineCounts; total?: number
   const itemsPerMinute = Math.round(perMs * 60_000 * 10) / 10;
   if (input.total === undefined) return { itemsPerMinute };
   const left = Math.max(0, input.total - settledCount(input.counts));
+  // Nothing left: no estimate (a finished run does not say "about 0s left").
+  if (left === 0) return { itemsPerMinute };
   return { itemsPerMinute, etaMs: Math.round(left / perMs) };
 }
 
@@ -42,7 +44,9 @@ export function runDetails(input: {
   const waiting = input.waiting ?? { checkpoint: 0, operator: 0 };
   if (waiting.checkpoint > 0) lines.push(`${waiting.checkpoint} waiting at a checkpoint: answer with \`rp respond\` or the item's respondToCheckpoint update`);
   if (waiting.operator > 0) lines.push(`${waiting.operator} waiting for an operator (credits, key or permission): fix it, then send resumePipeline`);
-  if (input.etaMs !== undefined) lines.push(`about ${duration(input.etaMs)} left`);
+  const people = waiting.checkpoint + waiting.operator;
+  // The rate knows nothing of how long people take to answer: the estimate says it leaves them out.
+  if (input.etaMs !== undefined) lines.push(`about ${duration(input.etaMs)} left${people > 0 ? `, not counting the ${people} item(s) waiting for a person` : ''}`);
   if (input.detail) lines.push(input.detail);
   return lines.join('\n\n');
 }

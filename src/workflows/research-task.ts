@@ -297,6 +297,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   async function finish(status: 'completed' | 'cancelled', outputs: StoredOutputs, openAtService?: ResearchTaskResult['openAtService']): Promise<ResearchTaskResult> {
     model.status = openAtService ? 'cancel_refused' : status;
     model.detail = openAtService?.detail;
+    model.endWaits(Date.now());
     model.cost = outputs.cost ?? model.cost;
     publish();
     await condition(allHandlersFinished);

@@ -87,6 +87,13 @@ export class ResearchTaskModel {
     return changed;
   }
 
+  /** Closes a wait for a person still open when the workflow ends, so `waitingForInputMs` counts it. */
+  endWaits(now: number): void {
+    if (this.#inputSince === undefined) return;
+    this.waitingForInputMs += now - this.#inputSince;
+    this.#inputSince = undefined;
+  }
+
   /** True once the task can no longer change. */
   get terminal(): boolean {
     return (TERMINAL as readonly string[]).includes(this.status);
@@ -155,7 +162,9 @@ export class ResearchTaskModel {
     const lines = [`**${this.status}**${this.deepresearchId ? ` · task \`${this.deepresearchId}\`` : ''} · ${this.mode}`];
     if (this.progress) lines.push(`step ${this.progress.currentStep} of ${this.progress.totalSteps}`);
     if (this.detail) lines.push(this.detail);
-    if (this.interaction) lines.push(checkpointHowTo(this.interaction.type, this.interaction.interaction_id));
+    // A workflow that ended with its task left open cannot take an answer any more: say what can.
+    if (this.interaction && this.status === 'cancel_refused') lines.push(`the checkpoint ${this.interaction.type} (interaction ${this.interaction.interaction_id}) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task, or answer it at the service`);
+    else if (this.interaction) lines.push(checkpointHowTo(this.interaction.type, this.interaction.interaction_id));
     if (this.cost !== undefined) lines.push(`cost ${this.cost.toFixed(2)} USD`);
     return lines.join('\n\n');
   }

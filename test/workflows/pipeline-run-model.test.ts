@@ -160,6 +160,13 @@ describe('progress', () => {
     expect(estimateTimeLeft({ counts, total: 100, activeMs: 60_000 })).toEqual({ itemsPerMinute: 10, etaMs: 540_000 });
     expect(estimateTimeLeft({ counts, activeMs: 60_000 })).toEqual({ itemsPerMinute: 10 });
     expect(estimateTimeLeft({ counts: { ...counts, completed: 0, failed: 0 }, total: 100, activeMs: 60_000 })).toEqual({});
+    // A finished run has no estimate, rather than "about 0s left".
+    expect(estimateTimeLeft({ counts, total: 10, activeMs: 60_000 })).toEqual({ itemsPerMinute: 10 });
+  });
+
+  it('says the estimate leaves out the items waiting for a person', () => {
+    const details = runDetails({ phase: 'running', counts, total: 100, ledger: { budgetUsd: 5, spentUsd: 1, reservedUsd: 0.2 }, etaMs: 540_000, waiting: { checkpoint: 2, operator: 1 } });
+    expect(details).toContain('about 9m 0s left, not counting the 3 item(s) waiting for a person');
   });
 
   it('describes the run for the Temporal UI', () => {

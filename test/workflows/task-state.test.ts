@@ -30,6 +30,15 @@ describe('ResearchTaskModel', () => {
     expect(model.waitingForInputMs).toBe(60_000);
   });
 
+  it('counts a wait still open when the workflow ends (a task left waiting at a checkpoint)', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('awaiting_input', { interaction: review }), 10_000);
+    model.endWaits(45_000);
+    expect(model.waitingForInputMs).toBe(35_000);
+    model.endWaits(90_000);
+    expect(model.waitingForInputMs).toBe(35_000);
+  });
+
   it('hides an interaction once answered, so a second answer to it is refused', () => {
     const model = created(['plan_review']);
     model.apply(snapshot('awaiting_input', { interaction: review }), 0);
@@ -86,6 +95,14 @@ describe('ResearchTaskModel.details', () => {
       'to go on, run the **respondToCheckpoint** update with `{"interactionId": "int_2", "response": {"approved": true}}` (or `rp respond <run> --item <key> --interaction int_2 --response \'{"approved": true}\'`)',
       'cost 0.50 USD',
     ].join('\n\n'));
+  });
+
+  it('does not offer respondToCheckpoint once the workflow ended with its task left open at the service', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('awaiting_input', { interaction: review }), 0);
+    model.status = 'cancel_refused';
+    expect(model.details()).not.toContain('respondToCheckpoint');
+    expect(model.details()).toContain('the checkpoint plan_review (interaction int_2) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task');
   });
 
   it('shows the answer shape each checkpoint type takes', () => {
