@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { json, type JsonError } from './commands/common';
 import { addPipelineCommands } from './commands/pipelines';
 import { addRunCommands } from './commands/runs';
 import { addScheduleCommands } from './commands/schedules';
-import { isHelpExit, usageMessage, UsageError } from './commands/usage';
+import { isHelpExit, parsePort, usageMessage, UsageError } from './shared/usage';
 import { loadConfig, ConfigError } from './config';
 import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './emulator/command';
 
@@ -14,12 +15,6 @@ import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './em
 const DEV_DATABASE_DEFAULT = '.temporal/dev-server.db';
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port < 0 || port > 65_535) throw new UsageError(`--port: "${value}" must be a whole number from 0 to 65535`);
-  return port;
-}
 
 /** The package's version, read from its package.json (beside dist/ and src/ alike). */
 function packageVersion(): string {
@@ -53,12 +48,10 @@ function buildProgram(done: (code: number) => void): Command {
     done(EXIT.ok);
   });
   program.command('intake').description('the HTTP intake: service webhooks, app-event triggers, checkpoint answers (see README)')
-    .option('--port <port>', 'port to listen on', '8788').option('--host <host>', 'address to bind (non-loopback wants TLS)', '127.0.0.1')
-    .action(async (options: { port: string; host: string }) => {
-      const port = Number(options.port);
-      if (!/^\d{1,5}$/.test(options.port) || port > 65535) throw new UsageError(`--port: "${options.port}" must be a port number from 0 to 65535`);
+    .option('--port <port>', 'port to listen on', parsePort(), 8788).option('--host <host>', 'address to bind (non-loopback wants TLS)', '127.0.0.1')
+    .action(async (options: { port: number; host: string }) => {
       const { loadIntakeConfig, runIntake } = await import('./intake');
-      await runIntake(loadIntakeConfig(), { port, host: options.host });
+      await runIntake(loadIntakeConfig(), { port: options.port, host: options.host });
       done(EXIT.ok);
     });
   program.command('dev').description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar')
@@ -89,15 +82,17 @@ function buildProgram(done: (code: number) => void): Command {
       done(EXIT.ok);
     });
   program.command('register-search-attributes')
-    .description("adds the project's custom search attributes missing on TEMPORAL_NAMESPACE (a one-shot deploy job)")
-    .action(async () => {
+    .description("adds the project's custom search attributes missing on the namespace (a one-shot deploy job)")
+    .option('--json', 'print JSON: {namespace, added}')
+    .action(async (options: { json?: boolean }) => {
       const { registerConfiguredSearchAttributes } = await import('./commands/search-attributes');
-      await registerConfiguredSearchAttributes(loadConfig(), log);
+      const result = await registerConfiguredSearchAttributes(loadConfig(), log);
+      if (options.json) process.stdout.write(json(result));
       done(EXIT.ok);
     });
   program.command('codec-server')
     .description('the payload codec endpoint for the Temporal UI (/encode, /decode), keys from PAYLOAD_CODEC_KEYS')
-    .option('--port <port>', 'port to listen on', parsePort, 8888)
+    .option('--port <port>', 'port to listen on', parsePort(), 8888)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .action(async (options: { port: number; host: string }) => {
       const { serveCodec } = await import('./commands/codec-server');
@@ -111,9 +106,25 @@ function buildProgram(done: (code: number) => void): Command {
   return program;
 }
 
+/** `--json` among the arguments (before a `--` that ends the options): errors are printed as JSON too. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** What a failed `rp ... --json` prints on stdout, and its exit code. */
+function jsonError(error: unknown): { code: number; document: JsonError } {
+  if (error instanceof CommanderError) return { code: EXIT.usage, document: { error: { kind: 'usage', message: usageMessage(error) } } };
+  if (error instanceof UsageError || error instanceof EmulatorCommandError) return { code: EXIT.usage, document: { error: { kind: 'usage', message: error.message } } };
+  if (error instanceof ConfigError) return { code: EXIT.failed, document: { error: { kind: 'config', message: error.message, issues: error.issues } } };
+  return { code: EXIT.failed, document: { error: { kind: 'failed', message: error instanceof Error ? error.message : String(error) } } };
+}
+
 /**
  * Runs one `rp` command; resolves with the process exit code. Bad usage (unknown command or flag, a bad
  * flag value, a bad `--set`) prints `rp: <flag>: <rule>` and resolves 2; configuration errors reject.
+ * With `--json`, every error is one JSON document on stdout (`{"error": {"kind", "message"}}`) and the
+ * promise resolves with its exit code (2 bad usage, 1 otherwise).
  */
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
@@ -123,6 +134,11 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   } catch (error) {
     if (isHelpExit(error)) return EXIT.ok;
+    if (wantsJson(argv) && !(error instanceof CommanderError && error.code === 'commander.help')) {
+      const failed = jsonError(error);
+      process.stdout.write(json(failed.document));
+      return failed.code;
+    }
     if (error instanceof CommanderError) {
       // `rp` alone: commander printed the help to stderr.
       if (error.code !== 'commander.help') log(`rp: ${usageMessage(error)}`);

@@ -42,7 +42,7 @@ describe('rp', () => {
 
   it('refuses a bad codec-server port as bad usage and starts no codec server without keys and a token', async () => {
     await expect(main(['codec-server', '--port', 'x'])).resolves.toBe(2);
-    expect(errors()).toContain('rp: --port: "x" must be a whole number from 0 to 65535');
+    expect(errors()).toContain('rp: --port: must be an integer from 0 to 65535 (got "x")');
     const saved = { keys: process.env.PAYLOAD_CODEC_KEYS, token: process.env.CODEC_SERVER_TOKEN };
     delete process.env.PAYLOAD_CODEC_KEYS;
     delete process.env.CODEC_SERVER_TOKEN;
@@ -55,7 +55,7 @@ describe('rp', () => {
 
   it('refuses a bad intake port as bad usage, and an intake without INTAKE_KEY naming the variable', async () => {
     await expect(main(['intake', '--port', 'abc'])).resolves.toBe(2);
-    expect(errors()).toContain('rp: --port: "abc" must be a port number from 0 to 65535');
+    expect(errors()).toContain('rp: --port: must be an integer from 0 to 65535 (got "abc")');
     const saved = process.env.INTAKE_KEY;
     delete process.env.INTAKE_KEY;
     try {

@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
 import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
@@ -7,33 +7,10 @@ import {
   pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
 import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
-import { openRunArguments, type CommandIo } from './pipelines';
+import { collect, UsageError } from '../shared/usage';
+import { json, openConfiguredTemporal, openRunArguments, printFailure, printResult, withTemporal, type CommandIo, type TemporalOpener } from './common';
+import { runPipeline } from './pipelines';
 import { progressView } from './progress';
-import { UsageError } from './usage';
-
-/** A Temporal client for the commands, and what closes it. */
-export interface TemporalAccess {
-  client: Client;
-  taskQueue: string;
-  close(): Promise<void>;
-}
-
-/** Opens the client the commands use (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE). */
-export type TemporalOpener = () => Promise<TemporalAccess>;
-
-/** The client of the configured Temporal service. */
-export const openConfiguredTemporal: TemporalOpener = async () => {
-  const { loadConfig } = await import('../config');
-  const { dataConverterFromConfig } = await import('../codec');
-  const { connectionSecurityOptions } = await import('../temporal/connection-options');
-  const config = loadConfig();
-  const connection = await Connection.connect({ address: config.temporal.address, ...connectionSecurityOptions(config.temporal.security) }).catch((error: unknown) => {
-    throw new Error(`cannot reach Temporal at ${config.temporal.address} (set TEMPORAL_ADDRESS; rp worker and rp dev need one too): ${(error as Error).message}`);
-  });
-  // The same data converter as the worker's: with PAYLOAD_CODEC_KEYS set, arguments are encrypted.
-  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFromConfig(config) });
-  return { client, taskQueue: config.temporal.taskQueue, close: () => connection.close() };
-};
 
 /** `pipeline/run-key` or a full `pipeline-run/pipeline/run-key` id, as pipeline, run key and workflow id. */
 export function parseRunRef(ref: string): { pipeline: string; runKey: string; workflowId: string } {
@@ -42,8 +19,6 @@ export function parseRunRef(ref: string): { pipeline: string; runKey: string; wo
   if (slash <= 0 || slash === bare.length - 1) throw new UsageError(`<run>: "${ref}" must be <pipeline>/<run key> (or the run's workflow id, pipeline-run/<pipeline>/<run key>)`);
   return { pipeline: bare.slice(0, slash), runKey: bare.slice(slash + 1), workflowId: `pipeline-run/${bare}` };
 }
-
-const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Where a run's outputs are, as the command's last lines. */
 function outputsText(result: PipelineRunResult): string {
@@ -93,7 +68,7 @@ export interface RunOptions {
 
 /** `rp run <file>`: starts a run (or finds the one its run key has); with `--wait`, shows progress and ends with where the outputs are. */
 export async function startRunCommand(file: string, options: RunOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal, progress: { stream?: { isTTY?: boolean; write(text: string): unknown }; intervalMs?: number } = {}): Promise<number> {
-  const opened = await openRunArguments(file, options.set, io);
+  const opened = await openRunArguments(file, options.set, io, options);
   if (typeof opened === 'number') return opened;
   const { loaded, overrides } = opened;
   const runKey = options.runKey ?? `manual-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}`;
@@ -126,8 +101,7 @@ export async function startRunCommand(file: string, options: RunOptions, io: Com
       return 0;
     } catch (error) {
       if (!(error instanceof WorkflowFailedError)) throw error;
-      io.stderr(`run ${started.workflowId} failed: ${error.cause?.message ?? error.message}\n`);
-      return 1;
+      return printFailure(io, options, { kind: 'failed', message: `run ${started.workflowId} failed: ${error.cause?.message ?? error.message}` });
     }
   } finally {
     await temporal.close();
@@ -159,16 +133,6 @@ function statusText(state: PipelineRunState): string {
   if (state.outputs) lines.push(`  outputs: ${state.outputs.folderUri}`);
   for (const message of state.rejectedMessages) lines.push(`  note: ${message}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** Runs `act` with a client, closing it after. */
-async function withTemporal<T>(open: TemporalOpener, act: (client: Client) => Promise<T>): Promise<T> {
-  const temporal = await open();
-  try {
-    return await act(temporal.client);
-  } finally {
-    await temporal.close();
-  }
 }
 
 /** `rp status <run> [--item key] [--json]`: a run's progress (with items waiting at checkpoints), or one item's task state. */
@@ -203,11 +167,14 @@ export async function pauseResumeCommand(action: 'pause' | 'resume', ref: string
     const payload = options.reason ? { reason: options.reason } : undefined;
     if (options.item) {
       if (action === 'pause') throw new UsageError('pause: --item is not supported (a research task cannot be paused; cancel it, or pause the run)');
-      await client.workflow.getHandle(await itemId(client, ref, options.item)).signal(resumeSignal);
+      const workflowId = await itemId(client, ref, options.item);
+      await client.workflow.getHandle(workflowId).signal(resumeSignal);
+      printResult(io, options, { [action]: true, workflowId }, `${action} sent\n`);
     } else {
-      await client.workflow.getHandle(parseRunRef(ref).workflowId).signal(action === 'pause' ? pausePipelineSignal : resumePipelineSignal, payload);
+      const { workflowId } = parseRunRef(ref);
+      await client.workflow.getHandle(workflowId).signal(action === 'pause' ? pausePipelineSignal : resumePipelineSignal, payload);
+      printResult(io, options, { [action]: true, workflowId }, `${action} sent\n`);
     }
-    io.stdout(options.json ? json({ [action]: true }) : `${action} sent\n`);
     return 0;
   });
 }
@@ -229,8 +196,7 @@ export async function respondCommand(ref: string, options: RunRefOptions & { int
       io.stdout(options.json ? json(answer) : `answer accepted for interaction ${answer.interactionId}\n`);
       return 0;
     } catch (error) {
-      io.stderr(`respond: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}\n`);
-      return 1;
+      return printFailure(io, options, { kind: 'refused', message: `respond: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}` });
     }
   });
 }
@@ -246,14 +212,23 @@ export async function budgetCommand(ref: string, options: { add?: string; set?: 
       io.stdout(options.json ? json(ledger) : `budget now ${ledger.budgetUsd} USD (spent ${ledger.spentUsd}, reserved ${ledger.reservedUsd})\n`);
       return 0;
     } catch (error) {
-      io.stderr(`budget: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}\n`);
-      return 1;
+      return printFailure(io, options, { kind: 'refused', message: `budget: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}` });
     }
   });
 }
 
-/** Adds `rp status|cancel|pause|resume|respond|budget`. */
+/** Adds `rp run|status|cancel|pause|resume|respond|budget`; `done` receives each command's exit code. */
 export function addRunCommands(program: Command, io: CommandIo, done: (code: number) => void): void {
+  program.command('run').description('start a pipeline run on the worker (--wait shows progress); --dry-run checks every item and estimates the cost')
+    .argument('<file>', 'definition file (YAML)')
+    .option('--dry-run', 'validate every item, preview service workflows, print estimated cost and calls; spend nothing')
+    .option('--set <name=value>', 'set a parameter (repeatable)', collect, [])
+    .option('--run-key <key>', 'run key: one run per key, ever (default: manual-<time>; dry run: dry-run-<date>)')
+    .option('--wait', 'show progress until the run ends, then where its outputs are')
+    .option('--resume', 'start a closed run key again, redoing only the items that did not complete')
+    .option('--compare', 'write a change report against the previous completed run of the pipeline')
+    .option('--json', 'print JSON')
+    .action(async (file: string, options: RunOptions & { dryRun?: boolean }) => done(options.dryRun ? await runPipeline(file, options, io) : await startRunCommand(file, options, io)));
   program.command('status').description('a run\'s progress (or, with --item, one item\'s research task)').argument('<run>', '<pipeline>/<run key>')
     .option('--item <key>', 'one item').option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions) => done(await statusCommand(ref, options, io)));

@@ -1,40 +1,25 @@
-import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadPipelineDefinition, ParameterError, parseSetArguments, PipelineDefinitionError, type LoadedPipeline } from '../pipelines';
 import { managedSchedules, NotScheduledError, scheduleIdOf, scheduleOptionsFor, syncSchedules, type SchedulePlan } from '../runs/schedules';
-import type { CommandIo } from './pipelines';
-import type { TemporalOpener } from './runs';
-import { collect, UsageError } from './usage';
+import { collect, UsageError } from '../shared/usage';
+import { definitionFailure, isMissingFile, json, openConfiguredTemporal, printFailure, withTemporal, type CommandIo, type JsonError, type TemporalOpener } from './common';
 
-const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
-
-async function openDefault(): Promise<TemporalOpener> {
-  const { openConfiguredTemporal } = await import('./runs');
-  return openConfiguredTemporal;
-}
-
-async function withClient<T>(open: TemporalOpener | undefined, act: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
-  const temporal = await (open ?? await openDefault())();
-  try {
-    return await act(temporal.client, temporal.taskQueue);
-  } finally {
-    await temporal.close();
-  }
-}
-
-async function load(files: readonly string[], io: CommandIo): Promise<LoadedPipeline[] | undefined> {
+/** The definitions, or (each problem printed, one JSON error with `--json`) exit code 1. */
+async function load(files: readonly string[], io: CommandIo, options: { json?: boolean }): Promise<LoadedPipeline[] | number> {
   const loaded: LoadedPipeline[] = [];
-  let failed = false;
+  const failures: Array<JsonError['error']> = [];
   for (const file of files) {
     try {
       loaded.push(await loadPipelineDefinition(file));
     } catch (error) {
-      if (!(error instanceof PipelineDefinitionError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      io.stderr(`${error instanceof PipelineDefinitionError ? error.message : `${file}: ${(error as Error).message}`}\n`);
-      failed = true;
+      if (!(error instanceof PipelineDefinitionError) && !isMissingFile(error)) throw error;
+      failures.push(definitionFailure(file, error));
+      if (!options.json) io.stderr(`${failures.at(-1)!.message}\n`);
     }
   }
-  return failed ? undefined : loaded;
+  if (failures.length === 0) return loaded;
+  if (!options.json) return 1;
+  return printFailure(io, options, { kind: 'definition', message: failures.map((failure) => failure.message).join('\n'), issues: failures.flatMap((failure) => failure.issues ?? [{ message: failure.message }]) });
 }
 
 /** The plan as lines, one action per schedule. */
@@ -50,10 +35,10 @@ export function formatPlan(plan: SchedulePlan, dryRun: boolean): string {
 }
 
 /** `rp schedule sync <files...> [--dry-run]`: makes the server's schedules match the definitions' `schedule:` blocks. */
-export async function scheduleSyncCommand(files: readonly string[], options: { dryRun?: boolean; json?: boolean }, io: CommandIo, open?: TemporalOpener): Promise<number> {
-  const loaded = await load(files, io);
-  if (!loaded) return 1;
-  return withClient(open, async (client, taskQueue) => {
+export async function scheduleSyncCommand(files: readonly string[], options: { dryRun?: boolean; json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  const loaded = await load(files, io, options);
+  if (typeof loaded === 'number') return loaded;
+  return withTemporal(open, async (client, taskQueue) => {
     const plan = await syncSchedules(client, loaded, { taskQueue, dryRun: options.dryRun });
     io.stdout(options.json ? json(plan) : formatPlan(plan, options.dryRun === true));
     return 0;
@@ -61,17 +46,17 @@ export async function scheduleSyncCommand(files: readonly string[], options: { d
 }
 
 /** `rp schedule create <file> [--set k=v]`: creates the schedule of one definition. */
-export async function scheduleCreateCommand(file: string, options: { set?: string[]; json?: boolean }, io: CommandIo, open?: TemporalOpener): Promise<number> {
-  const loaded = await load([file], io);
-  if (!loaded?.[0]) return 1;
+export async function scheduleCreateCommand(file: string, options: { set?: string[]; json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  const loaded = await load([file], io, options);
+  if (typeof loaded === 'number') return loaded;
   let schedule;
   try {
-    schedule = scheduleOptionsFor(loaded[0], 'pending', parseSetArguments(options.set ?? []));
+    schedule = scheduleOptionsFor(loaded[0]!, 'pending', parseSetArguments(options.set ?? []));
   } catch (error) {
     if (error instanceof ParameterError || error instanceof NotScheduledError) throw new UsageError(error.message);
     throw error;
   }
-  return withClient(open, async (client, taskQueue) => {
+  return withTemporal(open, async (client, taskQueue) => {
     await client.schedule.create({ ...schedule, action: { ...schedule.action, taskQueue } });
     io.stdout(options.json ? json({ created: schedule.scheduleId }) : `created ${schedule.scheduleId}\n`);
     return 0;
@@ -79,8 +64,8 @@ export async function scheduleCreateCommand(file: string, options: { set?: strin
 }
 
 /** `rp schedule list [--json]`. */
-export async function scheduleListCommand(options: { json?: boolean }, io: CommandIo, open?: TemporalOpener): Promise<number> {
-  return withClient(open, async (client) => {
+export async function scheduleListCommand(options: { json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  return withTemporal(open, async (client) => {
     const schedules = await managedSchedules(client);
     io.stdout(options.json ? json(schedules) : `${schedules.map((entry) => `${entry.id}${entry.paused ? ' (paused)' : ''}${entry.nextRun ? ` next ${entry.nextRun.toISOString()}` : ''}`).join('\n') || 'no pipeline schedules'}\n`);
     return 0;
@@ -90,7 +75,7 @@ export async function scheduleListCommand(options: { json?: boolean }, io: Comma
 type ScheduleAction = 'describe' | 'pause' | 'unpause' | 'trigger' | 'delete' | 'backfill';
 
 /** `rp schedule describe|pause|unpause|trigger|backfill|delete <pipeline>`. */
-export async function scheduleActionCommand(action: ScheduleAction, pipeline: string, options: { note?: string; from?: string; to?: string; json?: boolean }, io: CommandIo, open?: TemporalOpener): Promise<number> {
+export async function scheduleActionCommand(action: ScheduleAction, pipeline: string, options: { note?: string; from?: string; to?: string; json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
   const id = pipeline.startsWith('pipeline-schedule/') ? pipeline : scheduleIdOf(pipeline);
   let range: { start: Date; end: Date } | undefined;
   if (action === 'backfill') {
@@ -99,7 +84,7 @@ export async function scheduleActionCommand(action: ScheduleAction, pipeline: st
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || end <= start) throw new UsageError('backfill: --from and --to must be ISO times with --to after --from');
     range = { start, end };
   }
-  return withClient(open, async (client) => {
+  return withTemporal(open, async (client) => {
     const handle = client.schedule.getHandle(id);
     switch (action) {
       case 'describe': {

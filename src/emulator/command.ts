@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { z } from 'zod';
-import { isHelpExit, usageMessage, valueFor } from '../commands/usage';
+import { isHelpExit, usageMessage, valueFor } from '../shared/usage';
 import { isLoopbackHost } from '../api/schemas/webhook-url';
 import type { EmulatorOptions } from './options';
 import { startEmulator } from './server';

@@ -1,7 +1,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { budgetCommand, cancelCommand, pauseResumeCommand, respondCommand, statusCommand, type TemporalOpener } from '../../src/commands/runs';
+import { budgetCommand, cancelCommand, pauseResumeCommand, respondCommand, statusCommand } from '../../src/commands/runs';
+import type { TemporalOpener } from '../../src/commands/common';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
 import type { PipelineRunResult, PipelineRunState } from '../../src/workflows/pipeline-types';

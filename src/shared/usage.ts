@@ -1,6 +1,9 @@
 import { CommanderError } from 'commander';
 
-/** A bad command line (exit code 2); the message names the flag or argument and the rule. */
+/**
+ * A bad command line (exit code 2); the message names the flag or argument and the rule. Shared by `rp`
+ * and `rp emulator`, so it lives outside `src/commands` (the emulator must not import the commands).
+ */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -42,4 +45,15 @@ export function collect(value: string, previous: string[] = []): string[] {
 /** True for the commander "errors" that are help or version output, which end the command with 0. */
 export function isHelpExit(error: unknown): boolean {
   return error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.version');
+}
+
+/**
+ * The one port parser of the command line (`--port`), as a commander option parser: a whole number
+ * from 0 (any free port) to 65535, refused with the flag, the rule and the value otherwise.
+ */
+export function parsePort(flag = '--port', make: (message: string) => Error = (message) => new UsageError(message)) {
+  return (value: string): number => {
+    if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw make(`${flag}: must be an integer from 0 to 65535 (got "${value}")`);
+    return Number(value);
+  };
 }
