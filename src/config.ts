@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { webhookUrlProblem } from './api';
 import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from './codec/keys';
+import { loadTemporalConnection, type TemporalSecurityConfig } from './temporal/connection-options';
 
 /** Where the research service is: a real deployment, or the emulator embedded in the worker. */
 export type ResearchServiceConfig =
@@ -9,7 +10,11 @@ export type ResearchServiceConfig =
 
 /** The worker's configuration, read from environment variables by `loadConfig`. */
 export interface Config {
-  /** `addressSet`: TEMPORAL_ADDRESS was given (else `address` is the default localhost:7233). */
+  /**
+   * The connection (address, namespace, API key, TLS) read the standard way, from TEMPORAL_* variables and
+   * temporal.toml profiles (see `loadTemporalConnection`); `addressSet`: an address was given (else
+   * `address` is the default localhost:7233).
+   */
   temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
   research: ResearchServiceConfig;
   artifactDir: string;
@@ -40,11 +45,7 @@ export interface CodecServerConfig {
   allowUnauthenticated: boolean;
 }
 
-/** How to reach Temporal beyond the address: Temporal Cloud's API key (non-enumerable) or mTLS files. */
-export interface TemporalSecurityConfig {
-  readonly apiKey?: string;
-  tls?: { certPath?: string; keyPath?: string; caPath?: string; serverName?: string };
-}
+export type { TemporalSecurityConfig } from './temporal/connection-options';
 
 /** One bad environment variable and the rule it breaks. */
 export interface ConfigIssue {
@@ -86,8 +87,6 @@ export const intakeKey = z.string().trim().min(32, { error: 'must be at least 32
   }, 'has too little entropy (fewer than 8 distinct characters or under 96 bits by character frequency); use e.g. openssl rand -hex 32');
 
 const environment = z.object({
-  TEMPORAL_ADDRESS: text('localhost:7233').pipe(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')),
-  TEMPORAL_NAMESPACE: text('default'),
   TEMPORAL_TASK_QUEUE: text('research-pipelines'),
   RESEARCH_API_BASE_URL: optional(httpUrl),
   RESEARCH_API_KEY: optional(z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
@@ -100,12 +99,6 @@ const environment = z.object({
     const problem = webhookUrlProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })),
-  TEMPORAL_API_KEY: optional(z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
-  TEMPORAL_TLS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
-  TEMPORAL_TLS_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_KEY_PATH: optional(z.string()),
-  TEMPORAL_TLS_CA_PATH: optional(z.string()),
-  TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
   PAYLOAD_CODEC_KEYS: optional(z.string()),
   PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
   CODEC_SERVER_TOKEN: optional(z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
@@ -117,9 +110,6 @@ const environment = z.object({
   LOG_LEVEL: text('info').pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
   LOG_FORMAT: text('json').pipe(z.enum(['json', 'pretty'], { error: 'must be json or pretty' })),
 }).superRefine((env, ctx) => {
-  if (Boolean(env.TEMPORAL_TLS_CERT_PATH) !== Boolean(env.TEMPORAL_TLS_KEY_PATH)) {
-    ctx.addIssue({ code: 'custom', path: [env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'mTLS needs both TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH' });
-  }
   if (env.PAYLOAD_CODEC_KEY_ID && !env.PAYLOAD_CODEC_KEYS) {
     ctx.addIssue({ code: 'custom', path: ['PAYLOAD_CODEC_KEYS'], message: 'is required when PAYLOAD_CODEC_KEY_ID is set' });
   }
@@ -149,8 +139,12 @@ const environment = z.object({
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = environment.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message })));
+  const temporal = loadTemporalConnection(env);
+  if (!parsed.success || !temporal.connection) {
+    throw new ConfigError([
+      ...temporal.issues,
+      ...(parsed.error?.issues ?? []).map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message })),
+    ]);
   }
   const vars = parsed.data;
   const timeout = {
@@ -160,12 +154,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const research: ResearchServiceConfig = vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
     ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
     : { kind: 'emulator', ...timeout };
-  const security = securityOf(vars);
   const config: Config = {
-    temporal: {
-      address: vars.TEMPORAL_ADDRESS, addressSet: Boolean(env.TEMPORAL_ADDRESS?.trim()), namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE,
-      ...(security ? { security } : {}),
-    },
+    temporal: { ...temporal.connection, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
     artifactDir: vars.ARTIFACT_DIR,
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
@@ -189,15 +179,6 @@ export function checkWorkerResearchService(config: Pick<Config, 'research'>, env
     variable: 'RESEARCH_API_BASE_URL',
     message: 'is required in production (NODE_ENV=production): without it (and RESEARCH_API_KEY) the worker would run the embedded emulator and return made-up research; set RESEARCH_SERVICE=emulator to run the emulator on purpose',
   }]);
-}
-
-function securityOf(vars: z.infer<typeof environment>): TemporalSecurityConfig | undefined {
-  const files = { certPath: vars.TEMPORAL_TLS_CERT_PATH, keyPath: vars.TEMPORAL_TLS_KEY_PATH, caPath: vars.TEMPORAL_TLS_CA_PATH, serverName: vars.TEMPORAL_TLS_SERVER_NAME };
-  const given = Object.fromEntries(Object.entries(files).filter(([, value]) => value !== undefined));
-  // An API key implies TLS (Temporal Cloud); TEMPORAL_TLS=false turns it off for a plain-text proxy.
-  const tls = vars.TEMPORAL_TLS === 'false' ? false : vars.TEMPORAL_TLS === 'true' || Boolean(vars.TEMPORAL_API_KEY) || Object.keys(given).length > 0;
-  if (!tls && !vars.TEMPORAL_API_KEY) return undefined;
-  return hidden<TemporalSecurityConfig, 'apiKey'>(tls ? { tls: given } : {}, 'apiKey', vars.TEMPORAL_API_KEY);
 }
 
 /** Sets `name` as a non-enumerable property (when there is a value), so logs and JSON never show it. */

@@ -7,6 +7,7 @@ import type { Config } from './config';
 export const REDACTED_FIELDS = [
   'apiKey', 'api_key', 'authorization', 'Authorization', 'x-api-key', 'secret', 'webhookSecret', 'token', 'password',
   'codecKeys', 'PAYLOAD_CODEC_KEYS', 'RESEARCH_API_KEY', 'TEMPORAL_API_KEY', 'CODEC_SERVER_TOKEN',
+  'clientKey', 'TEMPORAL_TLS_CLIENT_KEY_DATA', 'grpcMeta',
   // The SDK puts an activity's task token on its log lines; with it anyone could complete the activity.
   'taskToken',
 ];
@@ -58,9 +59,17 @@ export function configSecrets(config: Config): string[] {
   return [
     config.research.kind === 'service' ? config.research.apiKey : undefined,
     config.temporal.security?.apiKey,
+    ...keyData(config.temporal.security?.tls?.clientKey),
+    ...Object.values(config.temporal.security?.grpcMeta ?? {}),
     config.codecServer.token,
     ...[...(config.codec?.keys.values() ?? [])].map((key) => key.toString('base64')),
   ].filter((value): value is string => typeof value === 'string' && value.length > 0);
+}
+
+/** A TLS client key given as data (TEMPORAL_TLS_CLIENT_KEY_DATA, tls.client_key_data), as text. */
+function keyData(source: { path: string } | { data: string | Uint8Array } | undefined): string[] {
+  if (!source || !('data' in source)) return [];
+  return [typeof source.data === 'string' ? source.data : Buffer.from(source.data).toString('utf8')].map((text) => text.trim());
 }
 
 function scrubFields(value: Record<string, unknown>, scrub: (text: string) => string, depth = 0): Record<string, unknown> {

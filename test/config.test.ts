@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { checkWorkerResearchService, ConfigError, loadConfig } from '../src/config';
+import { connectionSecurityOptions } from '../src/temporal/connection-options';
 import { runWorker } from '../src/worker';
 
 const KEY = 'rk_live_do_not_print_me_42';
@@ -63,12 +64,12 @@ describe('loadConfig', () => {
 
   test('Temporal Cloud: an API key turns TLS on and stays hidden; mTLS needs both files', () => {
     const cloud = loadConfig({ TEMPORAL_ADDRESS: 'research.a1b2c.tmprl.cloud:7233', TEMPORAL_API_KEY: 'tcld_secret_api_key_value' });
-    expect(cloud.temporal.security).toEqual({ tls: {} });
+    expect(connectionSecurityOptions(cloud.temporal.security)).toEqual({ tls: true, apiKey: 'tcld_secret_api_key_value' });
     expect(cloud.temporal.security?.apiKey).toBe('tcld_secret_api_key_value');
     expect(JSON.stringify(cloud)).not.toContain('tcld_secret');
-    const mtls = loadConfig({ TEMPORAL_TLS_CERT_PATH: '/certs/client.pem', TEMPORAL_TLS_KEY_PATH: '/certs/client.key' });
-    expect(mtls.temporal.security).toEqual({ tls: { certPath: '/certs/client.pem', keyPath: '/certs/client.key' } });
-    expect(() => loadConfig({ TEMPORAL_TLS_CERT_PATH: '/certs/client.pem' })).toThrow('TEMPORAL_TLS_KEY_PATH: mTLS needs both TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH');
+    const mtls = loadConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/client.key' });
+    expect(mtls.temporal.security).toEqual({ tls: { clientCert: { path: '/certs/client.pem' }, clientKey: { path: '/certs/client.key' } } });
+    expect(() => loadConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem' })).toThrow('TEMPORAL_TLS_CLIENT_KEY_PATH: mTLS needs both a client certificate and its key');
   });
 
   test('the API key never shows when the config is logged or serialised', () => {

@@ -39,6 +39,16 @@ describe('createLogger', () => {
     expect(lines[2]).toMatchObject({ error: { type: 'Error', message: 'refused key [REDACTED]' }, note: 'codec key [REDACTED]' });
   });
 
+  test('Temporal connection secrets (API key, TLS key data, gRPC headers) are scrubbed from messages', () => {
+    const temporal = loadConfig({
+      TEMPORAL_API_KEY: 'tcld_api_key_never_in_logs', TEMPORAL_TLS_CLIENT_CERT_DATA: 'certificate', TEMPORAL_TLS_CLIENT_KEY_DATA: 'PRIVATE KEY never_in_logs_0123',
+      TEMPORAL_GRPC_META_AUTHORIZATION_TOKEN: 'grpc_header_never_in_logs',
+    });
+    const { lines, destination } = capture();
+    createLogger(temporal, { secrets: configSecrets(temporal), destination }).warn(`key tcld_api_key_never_in_logs, PRIVATE KEY never_in_logs_0123, header grpc_header_never_in_logs`);
+    expect(JSON.stringify(lines)).not.toContain('never_in_logs');
+  });
+
   test('the Temporal logger adapter forwards SDK levels and metadata to pino', () => {
     const { lines, destination } = capture();
     const temporal = new PinoTemporalLogger(createLogger(config, { secrets: configSecrets(config), destination }));

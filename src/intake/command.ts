@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import { FileWebhookSecretStore } from '../activities/secrets';
 import { dataConverterFromConfig } from '../codec/data-converter';
+import { connectionSecurityOptions } from '../temporal/connection-options';
 import type { IntakeConfig } from './config';
 import { buildIntake } from './server';
 
@@ -21,7 +22,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
  */
 export async function runIntake(config: IntakeConfig, listen: ListenOptions): Promise<void> {
   // A short connect timeout keeps /readyz and 503 answers quick while Temporal is away.
-  const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '2 seconds' });
+  const connection = Connection.lazy({ address: config.temporal.address, connectTimeout: '2 seconds', ...connectionSecurityOptions(config.temporal.security) });
   // The worker's data converter: with PAYLOAD_CODEC_KEYS, what the intake writes is encrypted like the rest.
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFromConfig(config) });
   const tls = config.tls ? { cert: await readFile(config.tls.certFile), key: await readFile(config.tls.keyFile) } : undefined;

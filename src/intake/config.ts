@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from '../codec/keys';
 import { ConfigError, intakeKey } from '../config';
+import { loadTemporalConnection, type TemporalSecurityConfig } from '../temporal/connection-options';
 
 /** The intake's configuration, read from environment variables by `loadIntakeConfig`. */
 export interface IntakeConfig {
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** The worker's Temporal connection settings (TEMPORAL_* variables, temporal.toml profiles), and its task queue. */
+  temporal: { address: string; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
   /** Key of the webhook URLs' route tokens (the worker's INTAKE_KEY). Not enumerable: never logged. */
   readonly intakeKey: string;
   /** Bearer tokens accepted on the app-event routes. Not enumerable: never logged. */
@@ -28,8 +30,6 @@ const text = (fallback: string) => optional(z.string().trim().min(1)).transform(
 const whole = (rule: string, min: number, max: number) => z.string().regex(/^\d+$/, rule).transform(Number).pipe(z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 const environment = z.object({
-  TEMPORAL_ADDRESS: text('localhost:7233').pipe(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')),
-  TEMPORAL_NAMESPACE: text('default'),
   TEMPORAL_TASK_QUEUE: text('research-pipelines'),
   INTAKE_KEY: z.string({ error: 'is required (the same key as the worker\'s; e.g. openssl rand -hex 32)' }).pipe(intakeKey),
   INTAKE_TOKENS: optional(z.string().transform((value) => value.split(',').map((token) => token.trim()).filter(Boolean))
@@ -64,12 +64,17 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Reads the intake's configuration; throws `ConfigError` naming every bad variable and its rule (never a value). */
 export function loadIntakeConfig(env: Record<string, string | undefined> = process.env): IntakeConfig {
   const parsed = environment.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message })));
+  const temporal = loadTemporalConnection(env);
+  if (!parsed.success || !temporal.connection) {
+    throw new ConfigError([
+      ...temporal.issues,
+      ...(parsed.error?.issues ?? []).map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message })),
+    ]);
   }
   const vars = parsed.data;
+  const { address, namespace, security } = temporal.connection;
   const config = {
-    temporal: { address: vars.TEMPORAL_ADDRESS, namespace: vars.TEMPORAL_NAMESPACE, taskQueue: vars.TEMPORAL_TASK_QUEUE },
+    temporal: { address, namespace, taskQueue: vars.TEMPORAL_TASK_QUEUE, ...(security ? { security } : {}) },
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
     pipelinesDir: vars.INTAKE_PIPELINES_DIR,
     bodyLimitBytes: vars.INTAKE_BODY_LIMIT_BYTES ?? DEFAULT_BODY_LIMIT_BYTES,
