@@ -1,7 +1,9 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { redact } from './api/errors';
 import type { Config } from './config';
+import { colourFor, type MaybeTerminal } from './shared/colour';
 
 /** Field names whose values never reach a log line, wherever they sit (pino's redaction paths). */
 export const REDACTED_FIELDS = [
@@ -26,12 +28,14 @@ export interface LoggerOptions {
   /** Secret values to scrub from messages and string fields (API key, tokens, codec keys). */
   secrets?: readonly string[];
   /** Where lines go (stdout by default); tests pass a stream. */
-  destination?: DestinationStream;
+  destination?: DestinationStream & MaybeTerminal;
+  /** The environment NO_COLOR and TERM are read from (process.env by default). */
+  env?: Record<string, string | undefined>;
 }
 
 /**
  * The project's pino logger, from LOG_LEVEL and LOG_FORMAT (json: one JSON object a line for a log
- * pipeline; pretty: for a terminal). Field names in {@link REDACTED_FIELDS} print as [REDACTED], and the
+ * pipeline; pretty: for a terminal, coloured only on a terminal without NO_COLOR). Field names in {@link REDACTED_FIELDS} print as [REDACTED], and the
  * configured secret values and bearer tokens are scrubbed from messages and string fields.
  */
 export function createLogger(config: Pick<Config, 'log'>, options: LoggerOptions = {}): Logger {
@@ -49,9 +53,12 @@ export function createLogger(config: Pick<Config, 'log'>, options: LoggerOptions
     },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (options.destination) return pino(pinoOptions, options.destination);
-  if (config.log.format === 'pretty') return pino({ ...pinoOptions, transport: { target: 'pino-pretty', options: { colorize: true } } });
-  return pino(pinoOptions);
+  if (config.log.format === 'pretty') {
+    const colorize = colourFor(options.destination ?? process.stdout, options.env);
+    if (options.destination) return pino(pinoOptions, pinoPretty({ colorize, destination: options.destination, sync: true }));
+    return pino({ ...pinoOptions, transport: { target: 'pino-pretty', options: { colorize } } });
+  }
+  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
 }
 
 /** The secret values of a configuration, for {@link LoggerOptions.secrets}. */

@@ -49,6 +49,26 @@ describe('createLogger', () => {
     expect(JSON.stringify(lines)).not.toContain('never_in_logs');
   });
 
+  test('LOG_FORMAT=pretty is coloured on a terminal only, and never with NO_COLOR set (https://no-color.org)', () => {
+    const pretty = { log: { level: 'info' as const, format: 'pretty' as const } };
+    const written = (destination: { isTTY?: boolean }, env: Record<string, string>): string => {
+      const chunks: string[] = [];
+      const stream = Object.assign(new Writable({ write(chunk: Buffer, _encoding, done) { chunks.push(chunk.toString()); done(); } }), destination);
+      createLogger(pretty, { destination: stream, env }).info({ workflowId: 'w1' }, 'worker polling');
+      return chunks.join('');
+    };
+    const ESCAPE = '\u001b[';
+    expect(written({ isTTY: true }, {})).toMatch(ESCAPE);
+    expect(written({ isTTY: true }, {})).toContain('worker polling');
+    for (const [terminal, env] of [[{ isTTY: true }, { NO_COLOR: '1' }], [{ isTTY: true }, { TERM: 'dumb' }], [{ isTTY: false }, {}], [{}, {}]] as const) {
+      const text = written(terminal, env);
+      expect(text).toMatch(/INFO.*worker polling/);
+      expect(text).not.toMatch(ESCAPE);
+    }
+    // NO_COLOR set but empty does not count (the convention's wording).
+    expect(written({ isTTY: true }, { NO_COLOR: '' })).toMatch(ESCAPE);
+  });
+
   test('the Temporal logger adapter forwards SDK levels and metadata to pino', () => {
     const { lines, destination } = capture();
     const temporal = new PinoTemporalLogger(createLogger(config, { secrets: configSecrets(config), destination }));
