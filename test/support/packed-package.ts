@@ -11,7 +11,7 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 
 /** A packed and installed copy of the package. */
 export interface InstalledPackage {
-  /** A folder whose node_modules holds `research-pipelines` (and `undici`, the benchmark's baseline). */
+  /** A folder whose node_modules holds `research-pipelines` (and `undici` and `@temporalio/*`, for the benchmark). */
   consumer: string;
   /** Where the package was unpacked: `<consumer>/node_modules/research-pipelines`. */
   packageDir: string;
@@ -21,7 +21,7 @@ export interface InstalledPackage {
 
 function run(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stdout}${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command} ${args[0] === '-e' ? '-e …' : args.join(' ')} failed (${result.status ?? result.signal}): ${result.stdout}${result.stderr}`);
   return result.stdout;
 }
 
@@ -41,7 +41,7 @@ export function installPackedPackage(workDir: string): InstalledPackage {
   mkdirSync(packageDir, { recursive: true });
   run('tar', ['-xzf', path.join(workDir, packed[0]!.filename), '-C', packageDir, '--strip-components=1'], workDir);
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(packageDir, 'node_modules'), 'dir');
-  symlinkSync(path.join(ROOT, 'node_modules', 'undici'), path.join(consumer, 'node_modules', 'undici'), 'dir');
+  for (const dependency of ['undici', '@temporalio']) symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(consumer, 'node_modules', dependency), 'dir');
   return { consumer, packageDir, files: packed[0]!.files.map((file) => file.path).sort() };
 }
 
@@ -54,22 +54,31 @@ export function packageExports(): Record<string, string | { types: string; defau
 export interface RequireProbe {
   /** Milliseconds the `require` call took (the process's own start is not counted). */
   ms: number;
+  /** CPU milliseconds (user and system) the process spent in that call. */
+  cpuMs: number;
   /** The module's export names. */
   names: string[];
-  /** Files in `require.cache` afterwards (real paths). */
+  /** Files the `require` added to `require.cache` (real paths). */
   modules: string[];
 }
 
 const PROBE = `
+for (const module of process.argv.slice(2)) require(module);
+const before = new Set(Object.keys(require.cache));
+const cpu = process.cpuUsage();
 const started = process.hrtime.bigint();
 const loaded = require(process.argv[1]);
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
-process.stdout.write(JSON.stringify({ ms, names: Object.keys(loaded).sort(), modules: Object.keys(require.cache) }));
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000, names: Object.keys(loaded).sort(), modules: Object.keys(require.cache).filter((file) => !before.has(file)) }));
 `;
 
-/** Requires `specifier` by name in a fresh `node` process started in `consumer`. */
-export function probeRequire(consumer: string, specifier: string): RequireProbe {
-  return JSON.parse(run(process.execPath, ['-e', PROBE, specifier], consumer)) as RequireProbe;
+/**
+ * Requires `specifier` by name in a fresh `node` process started in `consumer`, after `preload` (not
+ * measured: what the process had loaded already, say the backend's own `@temporalio/client`).
+ */
+export function probeRequire(consumer: string, specifier: string, preload: readonly string[] = []): RequireProbe {
+  return JSON.parse(run(process.execPath, ['-e', PROBE, specifier, ...preload], consumer)) as RequireProbe;
 }
 
 /** The package a loaded file belongs to (`@scope/name` or `name`), or `research-pipelines/<path>` for the package's own files. */
