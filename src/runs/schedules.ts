@@ -99,7 +99,7 @@ export function planScheduleSync(wanted: ReadonlyArray<{ id: string; hash: strin
  * caller's `Client` has loaded already, so importing this file (and `research-pipelines/client`) does not
  * load `@temporalio/client` and its gRPC stack.
  */
-async function isScheduleNotFound(error: unknown): Promise<boolean> {
+export async function isScheduleNotFound(error: unknown): Promise<boolean> {
   const { ScheduleNotFoundError } = await import('@temporalio/client');
   return error instanceof ScheduleNotFoundError;
 }
