@@ -33,9 +33,12 @@ function statusBody(): string {
     output: `# European battery manufacturers\n\n${'Capacity grew while prices fell; several plants were delayed. '.repeat(12)}`,
     sources,
     cost: 0.5,
-    cost_breakdown: { base: 0.5, tools: 0 },
+    cost_breakdown: { task: 0.5 },
     tools: { code_execution: false, screenshots: false, browser_use: false, charts: false },
-    deliverables: [{ id: 'asset_1', type: 'csv', filename: 'manufacturers.csv', url: `https://api.example.com/v1/deepresearch/tasks/${TASK_ID}/assets/asset_1`, size: 2048, status: 'ready' }],
+    deliverables: [{
+      id: 'asset_1', request: 'A CSV of the manufacturers', type: 'csv', status: 'completed', title: 'Manufacturers', created_at: 1740823652000,
+      url: `https://api.example.com/v1/deepresearch/tasks/${TASK_ID}/assets/asset_1`,
+    }],
     metadata: { pipeline: 'battery-scan', item: 'eu' },
   });
 }

@@ -1,26 +1,16 @@
-/** Public API of research-pipelines: the service client, activities, workflow messages, emulator and worker. */
-export * from './api';
-export {
-  createActivities, FileWebhookSecretStore, InMemoryWebhookSecretStore, LocalArtifactStore,
-  type ActivityDeps, type ArtifactRef, type ArtifactStore, type ResearchActivities, type StoredOutputs, type WebhookSecretStore,
-} from './activities';
+/**
+ * The root of research-pipelines: the names a backend, a workflow and a worker all share, and nothing
+ * that does I/O: workflow ids, signal, query and update definitions, search attribute keys, failure
+ * types and the workflows' input and state types. Requiring it loads only `@temporalio/workflow` and
+ * `@temporalio/common`. Everything else has its own entry, so an import loads only what it needs:
+ * `research-pipelines/client` (the service client, pipelines, `startPipeline`, run control, the codec),
+ * `/workflows`, `/activities`, `/worker`, `/intake`, `/codec`, `/emulator`.
+ */
 export * from './workflows/definitions';
 export { FailureType, NON_RETRYABLE_FAILURE_TYPES } from './workflows/failures';
-export { contextMetadata, pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId, researchTaskWorkflowId } from './workflows/ids';
-export * from './pipelines';
+export {
+  contextMetadata, pipelineItemWorkflowId, pipelineRunPrefix, pipelineRunWorkflowId, pipelineSynthesisWorkflowId, researchBatchWorkflowId, researchTaskWorkflowId,
+} from './workflows/ids';
 export * from './workflows/search-attributes';
 export type * from './workflows/types';
-export { startEmulator, type RunningEmulator, type EmulatorOptions } from './emulator';
-export { loadConfig, ConfigError, type Config } from './config';
-export { runWorker, createWorkerOptions } from './worker';
-export { startPipeline, RunKeyConflictError, RunKeyError, type StartPipelineOptions, type StartedPipeline } from './runs/start';
-export { scheduleOptionsFor, syncSchedules, planScheduleSync, scheduleIdOf, type SchedulePlan } from './runs/schedules';
-export { pipelineRunPrefix, pipelineSynthesisWorkflowId } from './workflows/ids';
 export type * from './workflows/pipeline-types';
-export {
-  AesGcmPayloadCodec, codecRoutes, dataConverterFromConfig, parseCodecKeys, payloadCodecFromConfig, startCodecServer, PayloadDecryptionError, UnknownCodecKeyError,
-  type CodecKeyring, type CodecRoutesOptions, type RunningCodecServer,
-} from './codec';
-export { createLogger, configSecrets, PinoTemporalLogger } from './logging';
-export { installWorkerRuntime } from './observability/runtime';
-export { connectionSecurityOptions } from './temporal/connection-options';

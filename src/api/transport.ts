@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { inspect } from 'node:util';
@@ -131,6 +131,12 @@ export interface SendInit {
   stream?: boolean;
 }
 
+/** Where calls go: the service's origin, and other hosts the service links to (through the guarded look-up, see allowPrivateDownloads). */
+interface Pools {
+  service: Dispatcher;
+  foreign: Dispatcher;
+}
+
 /** HTTP transport of the client: one attempt per call, keep-alive, key in `X-API-Key`, errors classified. */
 export class Transport {
   readonly baseUrl: string;
@@ -140,10 +146,10 @@ export class Transport {
   readonly #origin: string;
   readonly #basePath: string;
   readonly #userAgent: string;
-  readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
-  /** Connections to hosts other than the service's, through the guarded look-up (see allowPrivateDownloads). */
-  readonly #foreign: Dispatcher;
+  /** The caller's dispatcher, or the client's own pools once the first call made them. */
+  #pools: Pools | undefined;
+  #opening: Promise<Pools> | undefined;
   readonly #allowPrivate: boolean;
 
   constructor(options: ResearchClientOptions) {
@@ -158,9 +164,21 @@ export class Transport {
     this.#origin = base.origin;
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
     this.#allowPrivate = parsed.data.allowPrivateDownloads;
-    this.#foreign = options.dispatcher ?? (this.#allowPrivate ? this.#dispatcher : new Agent({ keepAliveTimeout: 30_000, connections: 16, connect: { lookup: guardedLookup } }));
+    if (options.dispatcher) this.#pools = { service: options.dispatcher, foreign: options.dispatcher };
+  }
+
+  /**
+   * The client's own connection pools, made at its first call: undici loads then, not when the module
+   * is imported, so a backend that imports `research-pipelines/client` only to start runs never loads it.
+   */
+  #openPools(): Promise<Pools> {
+    this.#opening ??= import('undici').then(({ Agent }) => {
+      const service = new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
+      const foreign = this.#allowPrivate ? service : new Agent({ keepAliveTimeout: 30_000, connections: 16, connect: { lookup: guardedLookup } });
+      return (this.#pools = { service, foreign });
+    });
+    return this.#opening;
   }
 
   /** Sends one JSON call and returns its parsed body; `partial` is true for a 206. */
@@ -233,10 +251,11 @@ export class Transport {
         throw ResearchApiError.fromNetworkError(privateLinkError(host, host), { ...target, secrets: [this.#apiKey] });
       }
     }
+    const pools = this.#pools ?? (await this.#openPools());
     try {
       // The dispatcher directly, with origin and path already split: undici's top-level request() would
       // parse the URL again on every call.
-      response = await (foreign ? this.#foreign : this.#dispatcher).request({
+      response = await (foreign ? pools.foreign : pools.service).request({
         origin,
         path,
         method: method as Dispatcher.HttpMethod,
@@ -263,10 +282,10 @@ export class Transport {
 
   /** Closes the connection pool when the client made it (a caller's dispatcher is the caller's to close). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) {
-      await this.#dispatcher.close();
-      if (this.#foreign !== this.#dispatcher) await this.#foreign.close();
-    }
+    if (!this.#ownsDispatcher || !this.#opening) return;
+    const { service, foreign } = await this.#opening;
+    await service.close();
+    if (foreign !== service) await foreign.close();
   }
 
   /** Origin and path (with query) of a route under the base URL, or of an absolute URL. */

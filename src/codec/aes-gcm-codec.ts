@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, ValueError, type Payload, type PayloadCodec } from '@temporalio/common';
 import { decode, encode } from '@temporalio/common/lib/encoding';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import type { CodecKeyring } from './keys';
 
 /** `encoding` metadata of an encrypted payload (as in Temporal's encryption sample). */
@@ -30,6 +30,16 @@ export class PayloadDecryptionError extends Error {
 }
 
 /**
+ * Temporal's `Payload` message, loaded on first use: its protobuf root is the dearest module to load,
+ * and a backend that imports the codec to build its `Client`'s data converter gets it with that client's
+ * gRPC stack anyway, later; `research-pipelines/client` stays quick to require.
+ */
+async function payloadMessage(): Promise<typeof temporal.api.common.v1.Payload> {
+  const proto = await import('@temporalio/proto');
+  return proto.temporal.api.common.v1.Payload;
+}
+
+/**
  * Encrypts whole payloads (data and metadata) with AES-256-GCM under the keyring's active key; decrypts
  * with whichever configured key the payload names. Layout of `data`: 12-byte IV, ciphertext, 16-byte
  * tag; the key id is authenticated too, so moving a payload to another id fails.
@@ -45,11 +55,12 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const keyId = this.keyring.activeKeyId;
     const key = this.keyring.keys.get(keyId)!;
+    const message = await payloadMessage();
     return payloads.map((payload) => {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(CIPHER, key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(keyId, 'utf8'));
-      const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+      const plain = message.encode(payload).finish();
       const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
       return {
         metadata: { [METADATA_ENCODING_KEY]: encode(ENCRYPTED_ENCODING), [METADATA_ENCRYPTION_KEY_ID]: encode(keyId) },
@@ -59,6 +70,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
+    const message = await payloadMessage();
     return payloads.map((payload) => {
       const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
       // Payloads written before encryption was turned on pass through unchanged.
@@ -79,7 +91,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       } catch {
         throw new PayloadDecryptionError(keyId);
       }
-      return temporal.api.common.v1.Payload.decode(plain);
+      return message.decode(plain);
     });
   }
 }

@@ -1,4 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { pipelineRunStateQuery, respondToCheckpointUpdate } from '../workflows/definitions';
 import { pipelineItemGenerationId, pipelineItemWorkflowId, pipelineRunWorkflowId } from '../workflows/ids';
 import type { PipelineRunState } from '../workflows/pipeline-types';

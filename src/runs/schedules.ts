@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ScheduleNotFoundError, type Client, type ScheduleOptions, type ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Client, ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import { itemSource } from '../pipelines/input-source';
 import type { LoadedPipeline } from '../pipelines/load';
 import type { ParameterValue } from '../pipelines/parameter-schema';
@@ -94,14 +94,24 @@ export function planScheduleSync(wanted: ReadonlyArray<{ id: string; hash: strin
   return plan;
 }
 
+/**
+ * Whether `error` is the SDK's `ScheduleNotFoundError`. The class is read only here, from the module the
+ * caller's `Client` has loaded already, so importing this file (and `research-pipelines/client`) does not
+ * load `@temporalio/client` and its gRPC stack.
+ */
+export async function isScheduleNotFound(error: unknown): Promise<boolean> {
+  const { ScheduleNotFoundError } = await import('@temporalio/client');
+  return error instanceof ScheduleNotFoundError;
+}
+
 /** The managed schedules on the server, with the digest each was made from. */
 export async function managedSchedules(client: Client): Promise<Array<{ id: string; hash?: string; paused: boolean; nextRun?: Date; note?: string }>> {
   const found = [];
   for await (const summary of client.schedule.list()) {
     if (!summary.scheduleId.startsWith(SCHEDULE_ID_PREFIX)) continue;
     // The list is eventually consistent; each schedule's own description is not.
-    const description = await client.schedule.getHandle(summary.scheduleId).describe().catch((error: unknown) => {
-      if (error instanceof ScheduleNotFoundError) return undefined;
+    const description = await client.schedule.getHandle(summary.scheduleId).describe().catch(async (error: unknown) => {
+      if (await isScheduleNotFound(error)) return undefined;
       throw error;
     });
     if (!description) continue;
@@ -126,8 +136,8 @@ export async function syncSchedules(client: Client, definitions: readonly Loaded
     if (plan.update.includes(schedule.scheduleId)) await updateSchedule(client, schedule);
   }
   for (const id of plan.delete) {
-    await client.schedule.getHandle(id).delete().catch((error: unknown) => {
-      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    await client.schedule.getHandle(id).delete().catch(async (error: unknown) => {
+      if (!(await isScheduleNotFound(error))) throw error;
     });
   }
   return plan;

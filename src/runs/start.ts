@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { itemSource } from '../pipelines/input-source';
 import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
 import type { LoadedPipeline } from '../pipelines/load';

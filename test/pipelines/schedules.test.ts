@@ -1,6 +1,7 @@
 import * as path from 'node:path';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
 import { loadPipelineDefinition } from '../../src/pipelines';
-import { digestOfNote, NotScheduledError, planScheduleSync, scheduleOptionsFor } from '../../src/runs/schedules';
+import { digestOfNote, isScheduleNotFound, NotScheduledError, planScheduleSync, scheduleOptionsFor } from '../../src/runs/schedules';
 
 const EXAMPLES = path.join(__dirname, '../../pipelines');
 
@@ -33,6 +34,12 @@ describe('schedules of pipeline definitions', () => {
     expect(overlapOf('terminate_other')).toBe('CANCEL_OTHER');
     expect(overlapOf('cancel_other')).toBe('CANCEL_OTHER');
     expect(overlapOf('buffer_one')).toBe('BUFFER_ONE');
+  });
+
+  it('tells a schedule that is gone from other failures (a sync skips the first, rethrows the rest)', async () => {
+    expect(await isScheduleNotFound(new ScheduleNotFoundError('schedule not found', 'pipeline-schedule/gone'))).toBe(true);
+    expect(await isScheduleNotFound(new ScheduleAlreadyRunning('already exists', 'pipeline-schedule/a'))).toBe(false);
+    expect(await isScheduleNotFound(new Error('unavailable'))).toBe(false);
   });
 
   it('refuses a definition without a schedule block', async () => {
