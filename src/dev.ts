@@ -17,11 +17,11 @@ import { startPipeline } from './runs/start';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from './workflows/definitions';
 import { currentItemWorkflowId } from './runs/control';
-import type { PipelineRunResult, PipelineRunState } from './workflows/pipeline-types';
+import type { PipelineRunResult, PipelineRunState } from './domain/pipeline-types';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from './workflows/polling';
 import type { CheckpointResponse } from './api/schemas';
-import type { PollingOverrides } from './workflows/types';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './worker';
+import type { PollingOverrides } from './domain/research-types';
 
 /** The pipeline `rp dev` runs unless told otherwise: a small market scan with a plan review per item. */
 export const DEV_PIPELINE = path.join(__dirname, '..', 'pipelines', 'storage-market.yaml');

@@ -6,7 +6,7 @@ import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
-import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
+import type { PipelineRunResult, PipelineRunState } from '../domain/pipeline-types';
 import { collect, UsageError } from '../shared/usage';
 import { json, openConfiguredTemporal, openRunArguments, printFailure, printResult, withTemporal, type CommandIo, type TemporalOpener } from './common';
 import { runPipeline } from './pipelines';

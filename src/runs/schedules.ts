@@ -5,7 +5,7 @@ import type { LoadedPipeline } from '../pipelines/load';
 import type { ParameterValue } from '../pipelines/parameter-schema';
 import { resolveParameters } from '../pipelines/parameters';
 import type { pipelineRunWorkflow } from '../workflows/pipeline-run';
-import type { PipelineRunInput } from '../workflows/pipeline-types';
+import type { PipelineRunInput } from '../domain/pipeline-types';
 import { ResearchPipelineKey } from '../workflows/search-attributes';
 
 /** Schedules this project manages have ids with this prefix; `sync` never touches others. */

@@ -6,11 +6,11 @@ import type { LoadedPipeline } from '../pipelines/load';
 import type { ParameterValue } from '../pipelines/parameter-schema';
 import { resolveParameters } from '../pipelines/parameters';
 import { stepSpec } from '../pipelines/step-kind';
-import { pipelineRunWorkflowId } from '../workflows/ids';
+import { pipelineRunWorkflowId } from '../domain/ids';
 import type { pipelineRunWorkflow } from '../workflows/pipeline-run';
-import type { PipelineRunInput } from '../workflows/pipeline-types';
+import type { PipelineRunInput } from '../domain/pipeline-types';
 import { ResearchPipelineKey } from '../workflows/search-attributes';
-import type { PollingOverrides } from '../workflows/types';
+import type { PollingOverrides } from '../domain/research-types';
 
 /** A run key that cannot name a workflow id; the message says the rule. */
 export class RunKeyError extends Error {

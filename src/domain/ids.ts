@@ -1,4 +1,4 @@
-import type { ResearchContext } from './types';
+import type { ResearchContext } from './research-types';
 
 const part = (value: string): string => value.replace(/[/\s]+/g, '-');
 
