@@ -9,7 +9,7 @@ import { installWorkerRuntime } from './observability/runtime';
 import { serviceErrorMetrics } from './observability/service-error-metrics';
 import { ensureSearchAttributes } from './register-search-attributes';
 import { connectionSecurityOptions } from './temporal/connection-options';
-import { connectWorkerTemporal, type TemporalServer } from './temporal/server';
+import { connectWorkerTemporal, type TemporalServer } from './temporal/connect';
 
 /** A research service the worker talks to, and how to let go of it. */
 export interface ResearchConnection {
