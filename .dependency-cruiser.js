@@ -1,7 +1,7 @@
 /**
  * What may import what in src/ (docs/ARCHITECTURE.md explains each rule). `test/architecture/` runs
  * this on every `npm test`, and checks with fixtures that each rule still fails when broken; the
- * command line gives the same findings: `npx depcruise src --config .dependency-cruiser.cjs`.
+ * command line gives the same findings: `npx depcruise src --config .dependency-cruiser.js`.
  * Paths are relative to where the cruise runs (the project root), so every rule starts at `^src/`.
  */
 const path = require('node:path');
@@ -15,6 +15,36 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    {
+      name: 'shared-at-the-bottom',
+      comment: 'src/shared holds helpers with no home of their own: it imports nothing else of src/.',
+      severity: 'error',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'api-on-shared-only',
+      comment: 'The service client stands on its own (it is also what the emulator and a backend import).',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: '^src/', pathNot: '^src/(api|shared)/' },
+    },
+    {
+      name: 'codec-on-shared-only',
+      comment: 'The payload codec is loaded by workers, clients and the codec server alike: it imports nothing above shared/.',
+      severity: 'error',
+      from: { path: '^src/codec/' },
+      to: { path: '^src/', pathNot: '^src/(codec|shared)/' },
+    },
+    {
+      name: 'pipelines-on-api-only',
+      comment:
+        'The definition language sits on the service client and the shared helpers only; runs, workflows and ' +
+        'activities sit on it (an import of workflows/ is reported by pipelines-not-workflows).',
+      severity: 'error',
+      from: { path: '^src/pipelines/' },
+      to: { path: '^src/', pathNot: '^src/(pipelines|api|shared|workflows)/' },
     },
     {
       name: 'activities-not-workflows',
@@ -61,11 +91,11 @@ module.exports = {
       to: { path: '^src/commands/' },
     },
     {
-      name: 'emulator-not-temporal-code',
-      comment: 'The emulator stands for the research service: it knows nothing of workflows, activities or runs.',
+      name: 'emulator-stands-alone',
+      comment: 'The emulator stands for the research service: it imports only the service client (its schemas) and shared/.',
       severity: 'error',
       from: { path: '^src/emulator/' },
-      to: { path: '^src/(workflows|activities|domain|runs|intake)/' },
+      to: { path: '^src/', pathNot: '^src/(emulator|api|shared|commands)/' },
     },
     {
       name: 'intake-not-activities',
