@@ -40,6 +40,27 @@ export default tseslint.config(
     },
   },
   {
+    // The domain's rules are loaded by workflows (in the sandbox) and by activities: the same limits as
+    // workflow code, and it depends on neither side (see docs/ARCHITECTURE.md).
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: sandboxBanned.map((name) => ({
+            name,
+            message: 'Domain code runs in the Temporal sandbox too: use `import type`, or keep this code out of src/domain.',
+            allowTypeImports: true,
+          })),
+          patterns: [
+            { group: ['**/api/*', '**/api', '**/pipelines/*', '**/pipelines'], message: 'The domain imports only types from api/ and pipelines/.', allowTypeImports: true },
+            { group: ['**/workflows/*', '**/workflows', '**/activities/*', '**/activities', '**/emulator/**', '@temporalio/*'], message: 'The domain depends on neither workflows nor activities (nor Temporal\'s SDK): both import it.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
     // Plain scripts are CommonJS: they run before anything is built.

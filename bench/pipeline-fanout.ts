@@ -12,7 +12,7 @@ import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from
 import { startEmulator } from '../src/emulator/server';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
 import { type TemporalServer } from '../src/temporal/server';
-import type { PipelineRunInput, PipelineRunResult } from '../src/workflows/pipeline-types';
+import type { PipelineRunInput, PipelineRunResult } from '../src/domain/pipeline-types';
 import { chainHistories, largestPayloadIn } from '../test/support/server/history';
 import { log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 

@@ -15,9 +15,9 @@ import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from
 import { startEmulator, type RunningEmulator } from '../src/emulator/server';
 import { type TemporalServer } from '../src/temporal/server';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../src/workflows/polling';
-import type { ResearchTaskResult } from '../src/workflows/types';
 import { buildIntake } from '../src/intake/server';
 import { log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
+import type { ResearchTaskResult } from '../src/domain/research-types';
 
 /** The official clients wait this long between status reads. */
 const FIXED_INTERVAL_MS = 5_000;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { webhookUrlProblem } from './api';
 import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from './codec/keys';
 import { loadTemporalConnection, type TemporalSecurityConfig } from './temporal/connection-options';
+import { DEFAULT_TASK_QUEUE } from './domain/ids';
 
 /** Where the research service is: a real deployment, or the emulator embedded in the worker. */
 export type ResearchServiceConfig =
@@ -87,7 +88,7 @@ export const intakeKey = z.string().trim().min(32, { error: 'must be at least 32
   }, 'has too little entropy (fewer than 8 distinct characters or under 96 bits by character frequency); use e.g. openssl rand -hex 32');
 
 const environment = z.object({
-  TEMPORAL_TASK_QUEUE: text('research-pipelines'),
+  TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
   RESEARCH_API_BASE_URL: optional(httpUrl),
   RESEARCH_API_KEY: optional(z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
   RESEARCH_API_TIMEOUT_MS: optional(z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number)

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ResearchClient } from './api';
-import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
+import { InMemoryWebhookSecretStore, LocalArtifactStore } from './activities';
 import { dataConverterFromConfig, payloadCodecFromConfig } from './codec/data-converter';
 import type { CodecKeyring } from './codec/keys';
 import { isLoopbackOrigin, startCodecServer, type RunningCodecServer } from './codec/server';
@@ -17,11 +17,11 @@ import { startPipeline } from './runs/start';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from './workflows/definitions';
 import { currentItemWorkflowId } from './runs/control';
-import type { PipelineRunResult, PipelineRunState } from './workflows/pipeline-types';
+import type { PipelineRunResult, PipelineRunState } from './domain/pipeline-types';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from './workflows/polling';
 import type { CheckpointResponse } from './api/schemas';
-import type { PollingOverrides } from './workflows/types';
-import { WORKFLOW_INTERCEPTOR_MODULES } from './worker';
+import { createWorkerOptions } from './worker';
+import type { PollingOverrides } from './domain/research-types';
 
 /** The pipeline `rp dev` runs unless told otherwise: a small market scan with a plan review per item. */
 export const DEV_PIPELINE = path.join(__dirname, '..', 'pipelines', 'storage-market.yaml');
@@ -106,14 +106,13 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
     const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
     const webhooks = options.research?.kind === 'service' ? {} : { webhookBaseUrl: intakeUrl, intakeKey };
     log(`intake on ${intakeUrl}${'webhookBaseUrl' in webhooks ? ' (completion webhooks go through it)' : ''}`);
+    // The worker `rp worker` runs (codec, metrics interceptors, shutdown grace), on this task queue.
     const worker = await Worker.create({
       connection: temporal.nativeConnection,
-      namespace: temporal.namespace,
-      taskQueue,
-      workflowsPath: require.resolve('./workflows'),
-      interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
-      activities: createActivities({ api: research.api, store: new LocalArtifactStore(options.artifactDir), secrets, ...webhooks }),
-      dataConverter,
+      ...createWorkerOptions(
+        { temporal: { namespace: temporal.namespace, taskQueue }, codec: options.codec },
+        { api: research.api, store: new LocalArtifactStore(options.artifactDir), secrets, ...webhooks },
+      ),
     });
     const loaded = await loadPipelineDefinition(options.pipelineFile ?? DEV_PIPELINE);
     const runKey = `dev-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}`;

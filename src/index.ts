@@ -7,10 +7,12 @@
  * `/workflows`, `/activities`, `/worker`, `/intake`, `/codec`, `/emulator`.
  */
 export * from './workflows/definitions';
-export { FailureType, NON_RETRYABLE_FAILURE_TYPES } from './workflows/failures';
+export { FailureType, NON_RETRYABLE_FAILURE_TYPES } from './domain/failures';
 export {
   contextMetadata, pipelineItemWorkflowId, pipelineRunPrefix, pipelineRunWorkflowId, pipelineSynthesisWorkflowId, researchBatchWorkflowId, researchTaskWorkflowId,
-} from './workflows/ids';
+} from './domain/ids';
 export * from './workflows/search-attributes';
 export type * from './workflows/types';
-export type * from './workflows/pipeline-types';
+export type * from './domain/pipeline-types';
+export type * from './domain/research-types';
+export type * from './domain/artifacts';

@@ -9,7 +9,7 @@ import { installWorkerRuntime } from './observability/runtime';
 import { serviceErrorMetrics } from './observability/service-error-metrics';
 import { ensureSearchAttributes } from './register-search-attributes';
 import { connectionSecurityOptions } from './temporal/connection-options';
-import { connectWorkerTemporal, type TemporalServer } from './temporal/server';
+import { connectWorkerTemporal, type TemporalServer } from './temporal/connect';
 
 /** A research service the worker talks to, and how to let go of it. */
 export interface ResearchConnection {
@@ -48,9 +48,18 @@ export interface RunWorkerOptions {
  */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./workflows/interceptors'), require.resolve('./workflows/metrics-interceptors')];
 
-/** The worker's options apart from its connection: task queue, namespace, workflows and bound activities. */
+/**
+ * What `createWorkerOptions` reads of the configuration: a whole `Config` (`rp worker`), or the few
+ * settings `rp dev` has (its own task queue and namespace, its keys; the intake comes with `deps`).
+ */
+export type WorkerSettings = Pick<Config, 'codec' | 'intakePublicUrl' | 'intakeKey'> & { temporal: Pick<Config['temporal'], 'namespace' | 'taskQueue'> };
+
+/**
+ * The worker's options apart from its connection: task queue, namespace, workflows, bound activities,
+ * payload codec, metrics interceptors and the shutdown grace. `rp worker` and `rp dev` both build theirs here.
+ */
 export function createWorkerOptions(
-  config: Config,
+  config: WorkerSettings,
   deps: ActivityDeps,
   workflowsPath: string = require.resolve('./workflows'),
 ): Omit<WorkerOptions, 'connection'> {

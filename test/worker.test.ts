@@ -37,6 +37,20 @@ describe('createWorkerOptions with a codec key', () => {
   });
 });
 
+describe('createWorkerOptions with the settings rp dev has', () => {
+  test('gives rp dev the worker rp worker runs: its own task queue, the shutdown grace, the metric interceptors and the codec', () => {
+    const deps = { api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }), store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() };
+    const codec = loadConfig({ PAYLOAD_CODEC_KEYS: `k2:${Buffer.alloc(32, 2).toString('base64')}` }).codec;
+    const dev = createWorkerOptions({ temporal: { namespace: 'default', taskQueue: 'research-dev-1' }, codec }, deps);
+    const worker = createWorkerOptions(loadConfig({ PAYLOAD_CODEC_KEYS: `k2:${Buffer.alloc(32, 2).toString('base64')}` }), deps);
+    expect(dev).toMatchObject({ namespace: 'default', taskQueue: 'research-dev-1', shutdownGraceTime: worker.shutdownGraceTime, workflowsPath: worker.workflowsPath });
+    expect(dev.interceptors).toEqual(worker.interceptors);
+    expect(dev.dataConverter?.payloadCodecs).toEqual([expect.objectContaining({ activeKeyId: 'k2' })]);
+    expect(dev.dataConverter?.failureConverterPath).toBe(worker.dataConverter?.failureConverterPath);
+    expect(Object.keys(dev.activities ?? {}).sort()).toEqual(ACTIVITY_NAMES);
+  });
+});
+
 describe('openResearchService', () => {
   test('without a service URL it starts the embedded emulator and talks to it', async () => {
     const research = await openResearchService(loadConfig({}));

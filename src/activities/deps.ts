@@ -1,5 +1,5 @@
 import type { ResearchClient } from '../api';
-import type { WebhookSecretStore } from './secrets';
+import type { WebhookSecretStore } from '../shared/webhook-secrets';
 import type { ArtifactStore } from './store';
 
 /** What the activities need from the outside world; tests inject fakes of each. */

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ResearchApiError } from '../api';
-import { FailureType } from '../workflows/failures';
+import { FailureType } from '../domain/failures';
 import { throwIfCancelled } from './context';
 import { checkKey } from './store';
 

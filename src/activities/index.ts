@@ -42,7 +42,7 @@ export type ResearchActivities = ReturnType<typeof createActivities>;
 export type { ActivityDeps } from './deps';
 export * from './types';
 export { ArtifactKeyError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
-export { FileWebhookSecretStore, InMemoryWebhookSecretStore, type WebhookSecretStore } from './secrets';
+export { FileWebhookSecretStore, InMemoryWebhookSecretStore, type WebhookSecretStore } from '../shared/webhook-secrets';
 export { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES, type FailureMappingOptions } from './errors';
 export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './create-outcome';
 export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';

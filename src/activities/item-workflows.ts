@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { ItemSettledReport } from '../workflows/pipeline-definitions';
-import type { ResearchTaskResult } from '../workflows/types';
+import type { ItemSettledReport } from '../domain/pipeline-types';
 import { throwIfCancelled } from './context';
+import type { ResearchTaskResult } from '../domain/research-types';
 
 /** `lookItemWorkflow` input: the research task workflow of a pipeline item. */
 export interface LookItemWorkflowInput {

@@ -8,7 +8,8 @@ import {
   contentTypeOf, deliverableExtension, renderReport, renderSources, safeFileName, uniqueName, withExtension,
 } from './filenames';
 import type { ArtifactData } from './store';
-import type { ArtifactRef, StoredOutputs, StoreOutputsInput } from './types';
+import type { StoreOutputsInput } from './types';
+import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** Progress recorded in heartbeats: how many planned files are stored, in plan order. */
 const progressDetails = z.object({ stored: z.int().min(0) });

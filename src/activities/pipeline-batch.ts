@@ -3,14 +3,15 @@ import { estimateItem } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderBatchConfig, renderItemRequest } from '../pipelines/render-item';
 import type { ItemCursor, KeyedItem } from '../pipelines/types';
-import { addUsd, fitsBudget, reserve } from '../workflows/pipeline-budget';
-import { keepLast } from '../workflows/pipeline-progress';
-import type { BudgetLedger, PipelineItemRecord } from '../workflows/pipeline-types';
+import { addUsd, fitsBudget, reserve } from '../domain/budget';
+import { keepLast } from '../domain/keep-last';
+import type { BudgetLedger, PipelineItemRecord } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { heartbeat } from './context';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { itemRecordKey, keyOf, readItemRecord, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
-import type { ArtifactRef, CollectedBatchTask, StoredOutputs } from './types';
+import type { CollectedBatchTask } from './types';
+import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** Most tasks one service batch of a pipeline run gets; a longer input runs as several batches, one after another. */
 export const MAX_TASKS_PER_PIPELINE_BATCH = 10_000;

@@ -6,13 +6,13 @@ import { csvText } from './csv-text';
 import { csvCell, csvColumns, jsonlLine, markdownIndex, outputSchemaOf, resultScope, type ItemResultView } from '../pipelines/fan-in';
 import { renderSynthesisRequest, type ItemRequest } from '../pipelines/render-item';
 import { renderTemplate } from '../shared/template';
-import type { ArtifactRef, StoredOutputs } from './types';
-import { FailureType } from '../workflows/failures';
-import type { PipelineItemRecord, PipelineOutputs } from '../workflows/pipeline-types';
+import { FailureType } from '../domain/failures';
+import type { PipelineItemRecord, PipelineOutputs } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { heartbeat } from './context';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { itemRecordKey, keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
+import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** Largest stored result read back into outputs (bigger ones are linked, not inlined). */
 const MAX_INLINE_BYTES = 2 * 1024 * 1024;

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ArtifactRef } from './types';
 import { contentTypeOf } from './filenames';
+import type { ArtifactRef } from '../domain/artifacts';
 
 /** What `put` accepts: bytes, text (written as UTF-8) or a stream of chunks. */
 export type ArtifactData = Uint8Array | string | AsyncIterable<Uint8Array>;

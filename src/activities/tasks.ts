@@ -1,6 +1,6 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { CreateTaskRequest, Task } from '../api';
-import { FailureType } from '../workflows/failures';
+import { FailureType } from '../domain/failures';
 import type { ActivityDeps } from './deps';
 import { callOptions, currentAttempt, firstScheduledAt, webhookUrlFor } from './context';
 import { rethrowCreateFailure } from './create-outcome';

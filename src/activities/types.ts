@@ -6,17 +6,7 @@
 import type {
   BatchCounts, BatchStatus, CheckpointResponse, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
 } from '../api/schemas';
-
-/** Where a stored artifact lives, with enough to check it. */
-export interface ArtifactRef {
-  /** Store-relative key, e.g. `research/<workflow id>/report.md`. */
-  key: string;
-  /** Absolute location a user can open (a `file://` URL for the local store). */
-  uri: string;
-  bytes: number;
-  sha256: string;
-  contentType: string;
-}
+import type { ArtifactRef } from '../domain/artifacts';
 
 /** `createResearchTask` input: the request and a key that finds the task again in the service's list. */
 export interface CreateResearchTaskInput {
@@ -111,22 +101,6 @@ export interface CancelResult {
 export interface StoreOutputsInput {
   deepresearchId: string;
   keyPrefix: string;
-}
-
-/** What was stored for one task: references, sizes and counts. */
-export interface StoredOutputs {
-  status: TaskStatus;
-  report?: ArtifactRef;
-  sources?: ArtifactRef;
-  pdf?: ArtifactRef;
-  deliverables: ArtifactRef[];
-  images: ArtifactRef[];
-  /** Files the service listed but would not serve (e.g. 404): stored outputs are kept, these are named. */
-  missing?: Array<{ name: string; reason: string }>;
-  sourceCount: number;
-  cost?: number;
-  error?: string;
-  completedAt?: string;
 }
 
 /** `createResearchBatch` input. */

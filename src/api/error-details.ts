@@ -1,6 +1,8 @@
 /** Reading what a failed response or a transport error says: headers, error bodies, cause chains. */
-import type { ResponseHeadersLike } from './errors';
 import { isRecord } from '../shared/guards';
+
+/** Response headers as undici's `request()` (plain object) or `fetch()` (`Headers`) hands them over. */
+export type ResponseHeadersLike = Headers | Record<string, string | string[] | undefined>;
 
 const MAX_SERVICE_TEXT = 500;
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'request-id'];

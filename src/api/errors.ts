@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { describeCause, findRequestId, header, parseRetryAfter, readErrorBody } from './error-details';
+import { describeCause, findRequestId, header, parseRetryAfter, readErrorBody, type ResponseHeadersLike } from './error-details';
 
 export { parseRetryAfter };
+export type { ResponseHeadersLike };
 
 /** What went wrong: the service answered with an error, the call never completed, or a body was invalid. */
 export type ResearchApiErrorKind = 'http' | 'network' | 'timeout' | 'invalid_response' | 'invalid_request';
@@ -19,9 +20,6 @@ export interface ResearchApiIssue {
 export interface ValidationErrorLike {
   issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
 }
-
-/** Response headers as undici's `request()` (plain object) or `fetch()` (`Headers`) hands them over. */
-export type ResponseHeadersLike = Headers | Record<string, string | string[] | undefined>;
 
 /** Where a failed call went; the query string is dropped because it can carry asset tokens. */
 export interface RequestTarget {

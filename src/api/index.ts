@@ -5,4 +5,3 @@ export type { CallOptions, ResearchClientOptions } from './transport';
 export * from './errors';
 export { parseSseStream, parseAnswerStream, type SseEvent } from './sse';
 export * from './webhooks';
-export { withRetries, type RetryOptions } from './retry';

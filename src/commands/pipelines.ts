@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import {
-  dryRunPassed, dryRunPipeline, formatDryRunReport, InputError, loadPipelineDefinition, ParameterError,
-  PipelineDefinitionError, pipelineJsonSchema, stepSpec, type WorkflowPreviewer,
+  InputError, loadPipelineDefinition, ParameterError, PipelineDefinitionError, pipelineJsonSchema, stepSpec,
 } from '../pipelines';
+import { dryRunPipeline, type WorkflowPreviewer } from '../runs/dry-run';
+import { dryRunPassed, formatDryRunReport } from '../runs/dry-run-report';
 import { UsageError } from '../shared/usage';
 import { definitionFailure, isMissingFile, json, openRunArguments, printFailure, type CommandIo, type JsonError } from './common';
 

@@ -1,5 +1,5 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
-import type { PipelineRunState } from '../workflows/pipeline-types';
+import type { PipelineRunState } from '../domain/pipeline-types';
 import { settledCount } from '../workflows/pipeline-progress';
 
 /** One line of progress, for terminals without a bar (CI logs, pipes). */

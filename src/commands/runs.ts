@@ -6,7 +6,8 @@ import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
 } from '../workflows/definitions';
-import type { PipelineRunResult, PipelineRunState } from '../workflows/pipeline-types';
+import { pipelineRunWorkflowId } from '../domain/ids';
+import type { PipelineRunResult, PipelineRunState } from '../domain/pipeline-types';
 import { collect, UsageError } from '../shared/usage';
 import { json, openConfiguredTemporal, openRunArguments, printFailure, printResult, withTemporal, type CommandIo, type TemporalOpener } from './common';
 import { runPipeline } from './pipelines';
@@ -17,7 +18,9 @@ export function parseRunRef(ref: string): { pipeline: string; runKey: string; wo
   const bare = ref.replace(/^pipeline-run\//, '');
   const slash = bare.indexOf('/');
   if (slash <= 0 || slash === bare.length - 1) throw new UsageError(`<run>: "${ref}" must be <pipeline>/<run key> (or the run's workflow id, pipeline-run/<pipeline>/<run key>)`);
-  return { pipeline: bare.slice(0, slash), runKey: bare.slice(slash + 1), workflowId: `pipeline-run/${bare}` };
+  const pipeline = bare.slice(0, slash);
+  const runKey = bare.slice(slash + 1);
+  return { pipeline, runKey, workflowId: pipelineRunWorkflowId(pipeline, runKey) };
 }
 
 /** Where a run's outputs are, as the command's last lines. */

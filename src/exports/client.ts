@@ -11,7 +11,8 @@
 export * from '../index';
 export * from '../api';
 export * from '../pipelines';
-export type { ArtifactRef, StoredOutputs } from '../activities/types';
+export * from '../runs/dry-run';
+export * from '../runs/dry-run-report';
 export { startPipeline, RunKeyConflictError, RunKeyError, type StartPipelineOptions, type StartedPipeline } from '../runs/start';
 export { answerItemCheckpoint, cancelRun, checkpointWaits, currentItemWorkflowId, runProgress, type RunProgress } from '../runs/control';
 export { scheduleOptionsFor, syncSchedules, planScheduleSync, scheduleIdOf, type SchedulePlan } from '../runs/schedules';

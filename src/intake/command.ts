@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
-import { FileWebhookSecretStore } from '../activities/secrets';
+import { FileWebhookSecretStore } from '../shared/webhook-secrets';
 import { dataConverterFromConfig } from '../codec/data-converter';
 import { connectionSecurityOptions } from '../temporal/connection-options';
 import type { IntakeConfig } from './config';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from '../codec/keys';
 import { ConfigError, intakeKey } from '../config';
 import { loadTemporalConnection, type TemporalSecurityConfig } from '../temporal/connection-options';
+import { DEFAULT_TASK_QUEUE } from '../domain/ids';
 
 /** The intake's configuration, read from environment variables by `loadIntakeConfig`. */
 export interface IntakeConfig {
@@ -30,7 +31,7 @@ const text = (fallback: string) => optional(z.string().trim().min(1)).transform(
 const whole = (rule: string, min: number, max: number) => z.string().regex(/^\d+$/, rule).transform(Number).pipe(z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 const environment = z.object({
-  TEMPORAL_TASK_QUEUE: text('research-pipelines'),
+  TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
   INTAKE_KEY: z.string({ error: 'is required (the same key as the worker\'s; e.g. openssl rand -hex 32)' }).pipe(intakeKey),
   INTAKE_TOKENS: optional(z.string().transform((value) => value.split(',').map((token) => token.trim()).filter(Boolean))
     .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters')))),

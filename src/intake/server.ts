@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { WebhookSecretStore } from '../activities/secrets';
+import type { WebhookSecretStore } from '../shared/webhook-secrets';
 import { ResearchPipelineKey } from '../workflows/search-attributes';
 import { errorBody, grpcCode, installErrorHandler } from './errors';
 import { IntakeMetrics } from './metrics';

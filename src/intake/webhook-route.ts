@@ -4,7 +4,7 @@ import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { WebhookSecretStore } from '../activities/secrets';
+import type { WebhookSecretStore } from '../shared/webhook-secrets';
 import { verifyWebhookSignature, webhookRouteTokenMatches } from '../api/webhooks';
 import { webhookReceivedSignal } from '../workflows/definitions';
 import type { WebhookNotice } from '../workflows/types';

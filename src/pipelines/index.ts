@@ -1,4 +1,4 @@
-/** Pipeline definitions: schema, loader, parameters, templates, item inputs, estimates and dry runs. */
+/** Pipeline definitions: schema, loader, parameters, templates, item inputs, estimates (dry runs are in src/runs/dry-run.ts). */
 export * from './definition-schema';
 export * from './step-schema';
 export * from './parameter-schema';
@@ -13,7 +13,5 @@ export { InputError } from './input-file';
 export * from './read-items';
 export * from './render-item';
 export * from './estimate';
-export * from './dry-run';
-export * from './dry-run-report';
 export type { ItemSource, ItemCursor, ItemPage, SourceItem, KeyedItem, RunContext, CostEstimate, FileFingerprint } from './types';
 export { renderTemplate, renderDeep, parseTemplate, TemplateError, slug } from '../shared/template';

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { pipelineRunStateQuery, respondToCheckpointUpdate } from '../workflows/definitions';
-import { pipelineItemGenerationId, pipelineItemWorkflowId, pipelineRunWorkflowId } from '../workflows/ids';
-import type { PipelineRunState } from '../workflows/pipeline-types';
+import { pipelineItemGenerationId, pipelineItemWorkflowId, pipelineRunWorkflowId } from '../domain/ids';
+import type { PipelineRunState } from '../domain/pipeline-types';
 import type { CheckpointAnswer } from '../workflows/types';
 
 /** A run's progress and the items whose research task waits at a checkpoint (undefined where visibility cannot tell). */

@@ -5,7 +5,8 @@ import type { LoadedPipeline } from '../pipelines/load';
 import type { ParameterValue } from '../pipelines/parameter-schema';
 import { resolveParameters } from '../pipelines/parameters';
 import type { pipelineRunWorkflow } from '../workflows/pipeline-run';
-import type { PipelineRunInput } from '../workflows/pipeline-types';
+import { scheduledRunWorkflowId } from '../domain/ids';
+import type { PipelineRunInput } from '../domain/pipeline-types';
 import { ResearchPipelineKey } from '../workflows/search-attributes';
 
 /** Schedules this project manages have ids with this prefix; `sync` never touches others. */
@@ -59,7 +60,7 @@ export function scheduleOptionsFor(loaded: LoadedPipeline, taskQueue: string, ov
   const action = {
     type: 'startWorkflow' as const,
     workflowType: 'pipelineRunWorkflow',
-    workflowId: `pipeline-run/${definition.name}/scheduled`,
+    workflowId: scheduledRunWorkflowId(definition.name),
     taskQueue,
     args: [input] as Parameters<typeof pipelineRunWorkflow>,
     typedSearchAttributes: [{ key: ResearchPipelineKey, value: definition.name }],

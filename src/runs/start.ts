@@ -7,11 +7,11 @@ import type { LoadedPipeline } from '../pipelines/load';
 import type { ParameterValue } from '../pipelines/parameter-schema';
 import { resolveParameters } from '../pipelines/parameters';
 import { stepSpec } from '../pipelines/step-kind';
-import { pipelineRunWorkflowId } from '../workflows/ids';
+import { DEFAULT_TASK_QUEUE, pipelineRunWorkflowId } from '../domain/ids';
 import type { pipelineRunWorkflow } from '../workflows/pipeline-run';
-import type { PipelineRunInput } from '../workflows/pipeline-types';
+import type { PipelineRunInput } from '../domain/pipeline-types';
 import { ResearchPipelineKey } from '../workflows/search-attributes';
-import type { PollingOverrides } from '../workflows/types';
+import type { PollingOverrides } from '../domain/research-types';
 
 /** A run key that cannot name a workflow id; the message says the rule. */
 export class RunKeyError extends Error {
@@ -106,7 +106,7 @@ export async function startPipeline(client: Client, loaded: LoadedPipeline, para
   try {
     const handle = await client.workflow.start<typeof pipelineRunWorkflow>('pipelineRunWorkflow', {
       workflowId,
-      taskQueue: options.taskQueue ?? 'research-pipelines',
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: options.resume ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',

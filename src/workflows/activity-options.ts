@@ -1,5 +1,5 @@
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
-import { NON_RETRYABLE_FAILURE_TYPES } from './failures';
+import { NON_RETRYABLE_FAILURE_TYPES } from '../domain/failures';
 
 const retry: RetryPolicy = {
   initialInterval: '1 second',

@@ -4,7 +4,7 @@ import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
 import { throwIfCancelled } from './cancellation';
 import { failureMessage, failureType } from './failure-info';
-import { FailureType } from './failures';
+import { FailureType } from '../domain/failures';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { RECONCILE_DELAYS_MS } from './polling';
 import type { ResearchTaskModel } from './task-state';

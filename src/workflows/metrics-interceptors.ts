@@ -1,6 +1,6 @@
 import { ContinueAsNew, isCancellation, metricMeter, workflowInfo, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import { TASK_COST_METRIC, TASKS_METRIC } from './metric-names';
-import type { ResearchTaskResult } from './types';
+import type { ResearchTaskResult } from '../domain/research-types';
 
 /**
  * Counts research task workflows by how they ended. The SDK's workflow meter drops what is recorded

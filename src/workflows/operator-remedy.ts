@@ -1,6 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import { failureType } from './failure-info';
-import { FailureType } from './failures';
+import { FailureType } from '../domain/failures';
 import type { WaitReason } from './types';
 
 /** Why a workflow waits for an operator, and what the operator should do. */

@@ -1,6 +1,6 @@
 import type { BatchRoundSource } from '../activities/pipeline-batch';
-import { availableUsd } from './pipeline-budget';
-import type { BudgetLedger } from './pipeline-types';
+import { availableUsd } from '../domain/budget';
+import type { BudgetLedger } from '../domain/pipeline-types';
 
 /** Where a `batch` step run stands between rounds: one service batch per round, one round at a time. */
 export interface BatchStepState {

@@ -1,7 +1,6 @@
 /** Signals, queries and updates of the pipeline run workflow (re-exported by definitions.ts for the CLI and intake). */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { BudgetLedger, BudgetRaise, PipelineRunState } from './pipeline-types';
-import type { ResearchTaskResult } from './types';
+import type { BudgetLedger, BudgetRaise, ItemSettledReport, ItemWaitingNotice, PipelineRunState } from '../domain/pipeline-types';
 
 /** Progress, money, time left and why the run waits. */
 export const pipelineRunStateQuery = defineQuery<PipelineRunState>('pipelineRunState');
@@ -12,12 +11,6 @@ export const pausePipelineSignal = defineSignal<[{ reason?: string }?]>('pausePi
  * the items in flight, whose research tasks wait for the same `resume` after a 402.
  */
 export const resumePipelineSignal = defineSignal<[{ reason?: string }?]>('resumePipeline');
-/** What an item's research task tells its run when it starts or stops waiting for a person. */
-export interface ItemWaitingNotice {
-  item: string;
-  /** `checkpoint`: a checkpoint waits for an answer; `operator`: a 402, 401 or 403 waits for resume; null: no longer waiting. */
-  waiting: 'checkpoint' | 'operator' | null;
-}
 /** Sent by an item's research task workflow to its parent run, so the run can show who waits for whom. */
 export const itemWaitingSignal = defineSignal<[ItemWaitingNotice]>('pipelineItemWaiting');
 /**
@@ -25,17 +18,6 @@ export const itemWaitingSignal = defineSignal<[ItemWaitingNotice]>('pipelineItem
  * carried across continue-as-new, or found running on resume): report the outcome to `run` when done.
  */
 export const itemAdoptedSignal = defineSignal<[{ run: string }]>('pipelineItemAdopted');
-/** How an adopted item's research task ended, as it reports to the run that adopted it. */
-export interface ItemSettledReport {
-  item: string;
-  workflowId: string;
-  status: 'completed' | 'cancelled' | 'failed';
-  result?: ResearchTaskResult;
-  error?: string;
-  failureType?: string;
-  /** What a failed task stored before it failed. */
-  outputs?: ResearchTaskResult['outputs'];
-}
 /** Sent by an adopted item's research task workflow to its run when it ends. */
 export const itemSettledSignal = defineSignal<[ItemSettledReport]>('pipelineItemSettled');
 /** Raise the run's budget (never lower it); answers with the ledger after the raise. */

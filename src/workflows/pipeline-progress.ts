@@ -1,5 +1,5 @@
 import { isRecord } from '../shared/guards';
-import type { BudgetLedger, PipelineCounts, PipelineRunPhase } from './pipeline-types';
+import type { BudgetLedger, PipelineCounts, PipelineRunPhase } from '../domain/pipeline-types';
 
 /** Items that need nothing more: finished one way or another, by this run or an earlier execution. */
 export function settledCount(counts: PipelineCounts): number {
@@ -77,10 +77,4 @@ export function operatorSignalProblem(payload: unknown): string | undefined {
   if (extra.length > 0) return `unknown field ${extra.map((key) => `"${key}"`).join(', ')} (allowed: reason)`;
   if (payload.reason !== undefined && typeof payload.reason !== 'string') return 'reason: must be text';
   return undefined;
-}
-
-/** Keeps the last `limit` entries of a list that grows with the run. */
-export function keepLast<T>(list: T[], entry: T, limit = 20): T[] {
-  const next = [...list, entry];
-  return next.length > limit ? next.slice(next.length - limit) : next;
 }

@@ -1,12 +1,13 @@
-import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemCursor } from '../pipelines/types';
-import { reserve, settle, raiseBudget } from './pipeline-budget';
-import { estimateTimeLeft, keepLast, runDetails } from './pipeline-progress';
-import { decideNext, refill, reserveFor, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
+import { reserve, reserveFor, settle, raiseBudget } from '../domain/budget';
+import { estimateTimeLeft, runDetails } from './pipeline-progress';
+import { keepLast } from '../domain/keep-last';
+import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
 import type {
   BudgetLedger, BudgetRaise, ItemStatus, PipelineCounts, PipelineItemRecord, PipelineOutputs, PipelineRunCarried, PipelineRunPhase,
   PipelineRunState, PlannedItem, PlannedPage,
-} from './pipeline-types';
+} from '../domain/pipeline-types';
+import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** How one started item ended, as the workflow saw it. */
 export type ItemOutcome =

@@ -7,25 +7,26 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createActivities } from '../activities';
 import type { LookedItemWorkflow } from '../activities/item-workflows';
 import type { PreparedBatchRound } from '../activities/pipeline-batch';
-import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemRequest } from '../pipelines/render-item';
 import { stepSpec } from '../pipelines/step-kind';
 import { download, itemCall, shortCall } from './activity-options';
 import { described, resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
-import { FailureType } from './failures';
-import { pipelineItemGenerationId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from './ids';
+import { FailureType } from '../domain/failures';
+import { pipelineItemGenerationId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from '../domain/ids';
 import { afterPrepared, initialBatchStepState, nextBatchRound, unrunRetries } from './pipeline-batch-plan';
-import { availableUsd, budgetRaiseProblem, fitsBudget } from './pipeline-budget';
+import { availableUsd, budgetRaiseProblem, fitsBudget } from '../domain/budget';
 import {
-  itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal, type ItemSettledReport,
+  itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal,
 } from './pipeline-definitions';
 import { itemSettledProblem, itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
 import { initialCarried, PipelineRunModel, type ItemOutcome } from './pipeline-run-model';
-import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem } from './pipeline-types';
+import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem, ItemSettledReport } from '../domain/pipeline-types';
 import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, shouldContinueAsNew } from './pipeline-window';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
-import type { ResearchBatchInput, ResearchBatchResult, ResearchTaskInput, ResearchTaskResult } from './types';
+import type { ResearchBatchInput, ResearchBatchResult, ResearchTaskInput } from './types';
+import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
+import type { ResearchTaskResult } from '../domain/research-types';
 
 type Activities = ReturnType<typeof createActivities>;
 const calls = proxyActivities<Activities>(shortCall);

@@ -1,6 +1,6 @@
-import { FailureType } from './failures';
-import { fitsBudget } from './pipeline-budget';
-import type { BudgetLedger, PlannedItem } from './pipeline-types';
+import { FailureType } from '../domain/failures';
+import { fitsBudget, reserveFor } from '../domain/budget';
+import type { BudgetLedger, PlannedItem } from '../domain/pipeline-types';
 
 /** A token bucket for item starts: `start_rate_per_second` tokens a second, at most one second's worth saved. */
 export interface RateBucket {
@@ -49,19 +49,6 @@ export interface WindowView {
   ratePerSecond: number;
   /** Dearest unbounded-price item seen so far (undefined before the first ends). */
   observedMaxUsd?: number;
-}
-
-/** How many times the dearest unbounded-price item seen so far the next one reserves. */
-export const UNBOUNDED_RESERVE_FACTOR = 2;
-
-/**
- * What an item reserves: its price when the service bounds it; for an item whose price has no bound,
- * twice the dearest such item the run has seen (at least its own floor), or just its floor before any
- * was seen (the window then starts such items one at a time: see `decideNext`).
- */
-export function reserveFor(item: PlannedItem, observedMaxUsd: number | undefined): number {
-  if (!item.priceUnbounded || observedMaxUsd === undefined) return item.reserveUsd;
-  return Math.max(item.reserveUsd, Math.round(observedMaxUsd * UNBOUNDED_RESERVE_FACTOR * 1_000_000) / 1_000_000);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ResearchMode, TaskStatus } from '../api/schemas';
-import type { PollingOverrides } from './types';
+import type { PollingOverrides } from '../domain/research-types';
 
 const MINUTE = 60_000;
 

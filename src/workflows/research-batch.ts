@@ -12,8 +12,8 @@ import {
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { described, researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { failureMessage } from './failure-info';
-import { FailureType } from './failures';
-import { contextMetadata } from './ids';
+import { FailureType } from '../domain/failures';
+import { contextMetadata } from '../domain/ids';
 import { ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import type { ResearchBatchCarried, ResearchBatchInput, ResearchBatchResult, ResearchBatchState } from './types';
 

@@ -3,22 +3,25 @@ import {
   allHandlersFinished, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
+import type { CreatedResearchTask, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
 import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
 import { failureMessage, failureType } from './failure-info';
-import { FailureType } from './failures';
-import { contextMetadata, storageKey } from './ids';
+import { FailureType } from '../domain/failures';
+import { contextMetadata, storageKey } from '../domain/ids';
 import { CONTINUE_AS_NEW_HISTORY_LENGTH } from './batch-plan';
 import { nextPollDelayMs, readRetryDelayMs } from './polling';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import { described } from './definitions';
-import { itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, type ItemSettledReport, type ItemWaitingNotice } from './pipeline-definitions';
+import { itemAdoptedSignal, itemSettledSignal, itemWaitingSignal } from './pipeline-definitions';
+import type { ItemSettledReport, ItemWaitingNotice } from '../domain/pipeline-types';
 import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
-import type { ResearchTaskInput, ResearchTaskResult, WaitReason } from './types';
+import type { ResearchTaskInput, WaitReason } from './types';
+import type { StoredOutputs } from '../domain/artifacts';
+import type { ResearchTaskResult } from '../domain/research-types';
 
 type Activities = ReturnType<typeof createActivities>;
 /** 404s in a row after which a task counts as gone (the first may come while the service catches up). */

@@ -6,7 +6,7 @@ import {
   described,
 } from './definitions';
 import { failureMessage } from './failure-info';
-import { FailureType } from './failures';
+import { FailureType } from '../domain/failures';
 import { parseCreateDecision, parseWebhookNotice } from './message-checks';
 import type { ResearchTaskModel } from './task-state';
 import type { CheckpointAnswer, CreateDecision } from './types';

@@ -1,5 +1,5 @@
 import { bySize } from '../../src/activities/batches';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { webhookRouteToken } from '../../src/api';
 import { INTAKE, INTAKE_KEY, WORKFLOW_ID, jsonOf, useTestbed, type Setup } from './helpers';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../../src/activities';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { minutes, startResearchHarness, type ResearchHarness } from '../support/research-harness';
 import { ActivityTestEnvironment } from './helpers';
 

@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { ResearchApiError } from '../../src/api';
 import { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES } from '../../src/activities';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { API_KEY } from './helpers';
 
 const target = { method: 'POST', path: '/v1/deepresearch/tasks' };

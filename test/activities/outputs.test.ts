@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { ORIGIN, useTestbed, taskBody, type Setup } from './helpers';
 
 const STATUS = { path: '/v1/deepresearch/tasks/dr_1/status', method: 'GET' } as const;

@@ -1,4 +1,4 @@
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { networkError, useTestbed, type Setup } from './helpers';
 
 const SEARCH = { path: '/v1/search', method: 'POST' } as const;

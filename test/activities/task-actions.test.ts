@@ -1,4 +1,4 @@
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { jsonOf, useTestbed, taskBody, type Setup } from './helpers';
 
 const STATUS = { path: '/v1/deepresearch/tasks/dr_1/status', method: 'GET' } as const;

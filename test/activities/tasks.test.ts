@@ -1,5 +1,5 @@
 import { CancelledFailure } from '@temporalio/common';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { webhookRouteToken } from '../../src/api';
 import { API_KEY, INTAKE, INTAKE_KEY, WORKFLOW_ID, createdTask, jsonOf, networkError, useTestbed, taskBody, type Setup } from './helpers';
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
-import { ResearchApiError, ResearchClient, withRetries } from '../../src/api';
+import { ResearchApiError, ResearchClient } from '../../src/api';
 
 const ORIGIN = 'https://api.example.com';
 const BASE_URL = `${ORIGIN}/v1`;
@@ -555,41 +555,5 @@ describe('the API key stays secret', () => {
     const sent = serve('GET', '/v1/datasources/categories', { success: true, categories: [] });
     await slashed.listDatasourceCategories();
     only(sent, 'GET', '/v1/datasources/categories');
-  });
-});
-
-describe('withRetries', () => {
-  test('retries a 503 and returns the later success', async () => {
-    serve('GET', '/v1/deepresearch/tasks/dr_1/status', { success: false, error: 'unavailable' }, { status: 503 });
-    serve('GET', '/v1/deepresearch/tasks/dr_1/status', taskStatus);
-    const retries: number[] = [];
-    const result = await withRetries(() => client.getTask('dr_1'), { initialDelayMs: 1, onRetry: (error) => retries.push(error.status ?? 0) });
-    expect(result).toEqual(taskStatus);
-    expect(retries).toEqual([503]);
-  });
-
-  test('waits the Retry-After the service asks for instead of its own backoff', async () => {
-    serve('GET', '/v1/deepresearch/tasks/dr_1/status', { success: false, error: 'slow down' }, { status: 429, headers: { 'retry-after': '0.05' } });
-    serve('GET', '/v1/deepresearch/tasks/dr_1/status', taskStatus);
-    const delays: number[] = [];
-    const started = Date.now();
-    await withRetries(() => client.getTask('dr_1'), { initialDelayMs: 5_000, onRetry: (_error, delayMs) => delays.push(delayMs) });
-    expect(delays).toEqual([50]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
-    expect(Date.now() - started).toBeLessThan(2_000);
-  });
-
-  test('does not retry a 400', async () => {
-    serve('POST', '/v1/deepresearch/tasks/dr_1/update', { success: false, error: 'invalid request parameters' }, { status: 400 });
-    const onRetry = jest.fn();
-    const error = await failure(withRetries(() => client.updateTask('dr_1', 'more'), { initialDelayMs: 1, onRetry }));
-    expect(error.status).toBe(400);
-    expect(onRetry).not.toHaveBeenCalled();
-  });
-
-  test('gives up after the last attempt with the last error', async () => {
-    agent.get(ORIGIN).intercept({ method: 'GET', path: '/v1/workflows' }).reply(502, { success: false, error: 'bad gateway' }).times(2);
-    const error = await failure(withRetries(() => client.listWorkflows(), { attempts: 2, initialDelayMs: 1 }));
-    expect(error).toMatchObject({ status: 502, retryable: true });
   });
 });

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { signWebhook, webhookRouteToken } from '../../src/api';
 import { researchTaskStateQuery } from '../../src/workflows/definitions';
-import type { ResearchTaskResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 const TOKEN = 'app-token-0123456789abcdef';
 

@@ -12,8 +12,9 @@ import { configSecrets, createLogger } from '../../src/logging';
 import { freePort } from '../../src/temporal/server';
 import { runWorker } from '../../src/worker';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
-import type { ResearchTaskInput, ResearchTaskResult } from '../../src/workflows/types';
+import type { ResearchTaskInput } from '../../src/workflows/types';
 import { testServer } from '../support/server/test-server';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 // One worker process as deployed (`runWorker` from the configuration, codec key and Prometheus endpoint
 // set) on the run's real Temporal server. A Temporal runtime is installed once per process, so the

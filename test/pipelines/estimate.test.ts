@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { ResearchClient } from '../../src/api';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { dryRunPipeline, estimateItem, estimateRun, loadPipelineDefinition, parsePipelineDefinition, sumEstimates, ParameterError } from '../../src/pipelines';
+import { estimateItem, estimateRun, loadPipelineDefinition, parsePipelineDefinition, sumEstimates, ParameterError } from '../../src/pipelines';
+import { dryRunPipeline } from '../../src/runs/dry-run';
 
 const EXAMPLES = path.join(__dirname, '../../pipelines');
 const now = new Date('2026-11-23T12:00:00Z');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchTaskWorkflowId } from '../../src/workflows/ids';
+import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchTaskWorkflowId } from '../../src/domain/ids';
 
 // The pipeline run workflow will import these in Temporal's sandbox, where zod and Node built-ins
 // cannot load: they may only import types, or each other.

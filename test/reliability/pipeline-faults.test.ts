@@ -1,7 +1,7 @@
 import { ANSWER_PRICE_USD } from '../../src/pipelines/estimate';
 import { captureWorkerLogs } from './log-capture';
 import { pipelineRunStateQuery } from '../../src/workflows/definitions';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { describeScenarios } from '../support/scenario-env';
 import { companies, pipelineInput } from '../scenarios/pipeline-world';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from '../scenarios/world';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { payloadTextsIn } from '../support/server/history';
 
 /** One line of a run's JSONL output. */

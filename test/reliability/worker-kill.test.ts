@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery } from '../../src/workflows/definitions';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { describeScenarios } from '../support/scenario-env';
 import { testServer } from '../support/server/test-server';
 import { companies, pipelineInput } from '../scenarios/pipeline-world';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { researchBatchStateQuery, resumeSignal } from '../../src/workflows/definitions';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { ApplicationFailure } from '@temporalio/common';

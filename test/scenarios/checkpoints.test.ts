@@ -1,10 +1,11 @@
 import type { Interaction } from '../../src/api/schemas';
 import { addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate } from '../../src/workflows/definitions';
-import type { CheckpointAnswer, ResearchTaskResult, ResearchTaskState } from '../../src/workflows/types';
+import type { CheckpointAnswer, ResearchTaskState } from '../../src/workflows/types';
 import { describeScenarios, recordHistory, type ScenarioHandle } from '../support/scenario-env';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 /** A right answer for each checkpoint type, built from what the interaction shows. */
 function rightAnswer(interaction: Interaction): CheckpointAnswer {

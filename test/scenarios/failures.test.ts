@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { researchTaskStateQuery, resolveCreateSignal, resumeSignal } from '../../src/workflows/definitions';
-import { FailureType } from '../../src/workflows/failures';
-import type { ResearchTaskResult } from '../../src/workflows/types';
+import { FailureType } from '../../src/domain/failures';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { ApplicationFailure } from '@temporalio/common';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 describeScenarios('researchTaskWorkflow: cancellation, failures and faults', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;

@@ -5,12 +5,13 @@ import path from 'node:path';
 import { request } from 'undici';
 import { signWebhook, webhookRouteToken } from '../../src/api';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflows/definitions';
-import { pipelineItemWorkflowId } from '../../src/workflows/ids';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
-import type { ResearchBatchResult, ResearchTaskResult } from '../../src/workflows/types';
+import { pipelineItemWorkflowId } from '../../src/domain/ids';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 const TOKEN = 'app-token-0123456789abcdef';
 

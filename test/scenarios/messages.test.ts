@@ -1,9 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { addInstructionUpdate, researchTaskStateQuery, resolveCreateSignal, webhookReceivedSignal } from '../../src/workflows/definitions';
-import { FailureType } from '../../src/workflows/failures';
-import type { ResearchTaskResult, ResearchTaskState } from '../../src/workflows/types';
+import { FailureType } from '../../src/domain/failures';
+import type { ResearchTaskState } from '../../src/workflows/types';
 import { describeScenarios, type ScenarioHandle } from '../support/scenario-env';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;

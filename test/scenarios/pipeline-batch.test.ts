@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery, raiseBudgetUpdate } from '../../src/workflows/definitions';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { pipelineInput } from './pipeline-world';

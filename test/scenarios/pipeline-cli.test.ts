@@ -5,7 +5,7 @@ import { budgetCommand, cancelCommand, pauseResumeCommand, respondCommand, statu
 import type { TemporalOpener } from '../../src/commands/common';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
-import type { PipelineRunResult, PipelineRunState } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult, PipelineRunState } from '../../src/domain/pipeline-types';
 import type { ResearchTaskState } from '../../src/workflows/types';
 import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';

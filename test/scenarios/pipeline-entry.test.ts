@@ -8,7 +8,7 @@ import type { TemporalOpener } from '../../src/commands/common';
 import { scheduleActionCommand, scheduleSyncCommand } from '../../src/commands/schedules';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery } from '../../src/workflows/definitions';
-import type { PipelineRunResult, PipelineRunState } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult, PipelineRunState } from '../../src/domain/pipeline-types';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { companies, pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';

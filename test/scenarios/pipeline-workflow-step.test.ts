@@ -1,5 +1,5 @@
 import { pipelineRunStateQuery, raiseBudgetUpdate } from '../../src/workflows/definitions';
-import type { PipelineRunResult } from '../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';

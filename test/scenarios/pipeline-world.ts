@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../../src/pipelines';
-import type { PipelineRunInput } from '../../src/workflows/pipeline-types';
+import type { PipelineRunInput } from '../../src/domain/pipeline-types';
 import type { ResearchWorld } from './world';
 
 /** A definition written to a temporary folder (with any input files), turned into a run's input. */

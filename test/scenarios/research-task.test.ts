@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { researchTaskStateQuery } from '../../src/workflows/definitions';
-import type { ResearchTaskResult } from '../../src/workflows/types';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;

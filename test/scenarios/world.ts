@@ -9,8 +9,8 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { buildIntake, type Intake } from '../../src/intake';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
-import type { PollingOverrides } from '../../src/workflows/types';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
+import type { PollingOverrides } from '../../src/domain/research-types';
 
 type Activities = ReturnType<typeof createActivities>;
 

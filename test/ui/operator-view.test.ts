@@ -7,7 +7,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
 import { pipelineRunStateQuery } from '../../src/workflows/definitions';
-import { pipelineItemWorkflowId } from '../../src/workflows/ids';
+import { pipelineItemWorkflowId } from '../../src/domain/ids';
 import { describeScenarios } from '../support/scenario-env';
 import { testServer } from '../support/server/test-server';
 import { companies } from '../scenarios/pipeline-world';

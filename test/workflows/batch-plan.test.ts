@@ -1,5 +1,5 @@
 import { batchInputProblems, chunk, isBatchFinished, nextBatchPollDelayMs } from '../../src/workflows/batch-plan';
-import { researchBatchWorkflowId, researchTaskWorkflowId, contextMetadata, storageKey } from '../../src/workflows/ids';
+import { researchBatchWorkflowId, researchTaskWorkflowId, contextMetadata, storageKey } from '../../src/domain/ids';
 
 describe('batch planning', () => {
   it('splits 250 tasks into adds of 100, 100 and 50', () => {

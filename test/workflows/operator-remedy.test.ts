@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
-import { FailureType } from '../../src/workflows/failures';
+import { FailureType } from '../../src/domain/failures';
 import { operatorRemedy } from '../../src/workflows/operator-remedy';
 
 const activityFailure = (type: string) =>

@@ -1,6 +1,6 @@
 import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-run-model';
 import { estimateTimeLeft, itemSettledProblem, itemWaitingProblem, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
-import type { PlannedItem } from '../../src/workflows/pipeline-types';
+import type { PlannedItem } from '../../src/domain/pipeline-types';
 
 const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index, where: `item ${index + 1}`, reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
 const limits = { pipeline: 'p', concurrency: 2, ratePerSecond: 100, retries: 1, failRunOnItemFailure: false };

@@ -1,6 +1,7 @@
-import { availableUsd, budgetRaiseProblem, fitsBudget, raiseBudget, reserve, settle } from '../../src/workflows/pipeline-budget';
-import { decideNext, msUntilToken, pageSizeFor, refill, reserveFor, shouldContinueAsNew, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
-import type { PlannedItem } from '../../src/workflows/pipeline-types';
+import { availableUsd, budgetRaiseProblem, fitsBudget, raiseBudget, reserve, settle } from '../../src/domain/budget';
+import { reserveFor } from '../../src/domain/budget';
+import { decideNext, msUntilToken, pageSizeFor, refill, shouldContinueAsNew, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
+import type { PlannedItem } from '../../src/domain/pipeline-types';
 
 const item = (key: string, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index: 0, where: 'item 1', reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
 const view = (extra: Partial<WindowView> = {}): WindowView => ({

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
-import { pipelineItemWorkflowId } from '../../../src/workflows/ids';
-import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
+import { pipelineItemWorkflowId } from '../../../src/domain/ids';
+import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios, recordHistory } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';

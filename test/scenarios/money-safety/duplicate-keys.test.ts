@@ -1,4 +1,4 @@
-import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios, WorkflowFailedError } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';

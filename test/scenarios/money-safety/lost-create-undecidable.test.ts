@@ -1,7 +1,7 @@
 import { researchTaskStateQuery, resolveCreateOutcomeUpdate } from '../../../src/workflows/definitions';
-import type { ResearchTaskResult } from '../../../src/workflows/types';
 import { describeScenarios, WorkflowFailedError, WorkflowUpdateFailedError } from '../../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+import type { ResearchTaskResult } from '../../../src/domain/research-types';
 
 const QUERY = 'Rare earth magnets: suppliers outside China';
 

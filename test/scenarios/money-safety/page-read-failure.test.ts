@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
-import type { PipelineOutputs, PipelineRunResult } from '../../../src/workflows/pipeline-types';
+import type { PipelineOutputs, PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios, WorkflowFailedError } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from '../world';

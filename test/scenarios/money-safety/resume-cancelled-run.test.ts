@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
-import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
+import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';

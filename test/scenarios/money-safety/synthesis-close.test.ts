@@ -1,6 +1,6 @@
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
-import type { PipelineRunResult } from '../../../src/workflows/pipeline-types';
-import { pipelineSynthesisWorkflowId } from '../../../src/workflows/ids';
+import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
+import { pipelineSynthesisWorkflowId } from '../../../src/domain/ids';
 import type { ResearchTaskState } from '../../../src/workflows/types';
 import { describeScenarios } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';

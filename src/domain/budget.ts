@@ -1,4 +1,4 @@
-import type { BudgetLedger, BudgetRaise } from './pipeline-types';
+import type { BudgetLedger, BudgetRaise, PlannedItem } from './pipeline-types';
 
 // Money is kept in whole micro-dollars while adding, so many small charges never drift past the budget.
 const micros = (usd: number): number => Math.round(usd * 1_000_000);
@@ -51,4 +51,17 @@ export function budgetRaiseProblem(ledger: BudgetLedger, raise: unknown): string
 export function raiseBudget(ledger: BudgetLedger, raise: BudgetRaise): BudgetLedger {
   const budgetUsd = 'budgetUsd' in raise ? raise.budgetUsd : usd(micros(ledger.budgetUsd) + micros(raise.addUsd));
   return { ...ledger, budgetUsd };
+}
+
+/** How many times the dearest unbounded-price item seen so far the next one reserves. */
+export const UNBOUNDED_RESERVE_FACTOR = 2;
+
+/**
+ * What an item reserves: its price when the service bounds it; for an item whose price has no bound,
+ * twice the dearest such item the run has seen (at least its own floor), or just its floor before any
+ * was seen (the window then starts such items one at a time: see `decideNext`).
+ */
+export function reserveFor(item: PlannedItem, observedMaxUsd: number | undefined): number {
+  if (!item.priceUnbounded || observedMaxUsd === undefined) return item.reserveUsd;
+  return Math.max(item.reserveUsd, Math.round(observedMaxUsd * UNBOUNDED_RESERVE_FACTOR * 1_000_000) / 1_000_000);
 }

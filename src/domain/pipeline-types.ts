@@ -1,8 +1,8 @@
 /** Inputs, state and results of the pipeline run workflow: plain JSON, shared with clients by `import type`. */
-import type { ArtifactRef, StoredOutputs } from '../activities/types';
+import type { ArtifactRef, StoredOutputs } from './artifacts';
 import type { ItemRequest } from '../pipelines/render-item';
 import type { ItemCursor, ItemSource, PipelineDefinition } from '../pipelines/types';
-import type { PollingOverrides } from './types';
+import type { PollingOverrides, ResearchTaskResult } from './research-types';
 
 /** Parameter values of one run, resolved against the definition's declarations. */
 export type RunParams = Record<string, string | number | boolean>;
@@ -236,3 +236,22 @@ export interface PipelineRunResult {
 
 /** `raiseBudget` update argument: a new total, or an amount to add. */
 export type BudgetRaise = { budgetUsd: number } | { addUsd: number };
+
+/** What an item's research task tells its run when it starts or stops waiting for a person. */
+export interface ItemWaitingNotice {
+  item: string;
+  /** `checkpoint`: a checkpoint waits for an answer; `operator`: a 402, 401 or 403 waits for resume; null: no longer waiting. */
+  waiting: 'checkpoint' | 'operator' | null;
+}
+
+/** How an adopted item's research task ended, as it reports to the run that adopted it. */
+export interface ItemSettledReport {
+  item: string;
+  workflowId: string;
+  status: 'completed' | 'cancelled' | 'failed';
+  result?: ResearchTaskResult;
+  error?: string;
+  failureType?: string;
+  /** What a failed task stored before it failed. */
+  outputs?: ResearchTaskResult['outputs'];
+}

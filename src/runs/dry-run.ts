@@ -1,17 +1,17 @@
 import type { PreviewWorkflowRequest, PreviewWorkflowResponse } from '../api/schemas';
 import { ResearchApiError } from '../api/errors';
-import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId } from '../workflows/ids';
-import { estimateItem, estimateRun, PREVIEW_ROUTE, sumEstimates } from './estimate';
-import { itemSource } from './input-source';
-import { ItemError } from './item-keys';
-import type { LoadedPipeline } from './load';
-import { resolveParameters } from './parameters';
-import type { ParameterValue } from './parameter-schema';
-import { readKeyedItems } from './read-items';
-import { renderBatchConfig, renderItemRequest, renderSynthesisRequest } from './render-item';
-import { nextScheduleTimes } from './schedule-schema';
-import { stepSpec } from './step-kind';
-import type { CostEstimate, ItemCursor, RunContext } from './types';
+import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId } from '../domain/ids';
+import { estimateItem, estimateRun, PREVIEW_ROUTE, sumEstimates } from '../pipelines/estimate';
+import { itemSource } from '../pipelines/input-source';
+import { ItemError } from '../pipelines/item-keys';
+import type { LoadedPipeline } from '../pipelines/load';
+import { resolveParameters } from '../pipelines/parameters';
+import type { ParameterValue } from '../pipelines/parameter-schema';
+import { readKeyedItems } from '../pipelines/read-items';
+import { renderBatchConfig, renderItemRequest, renderSynthesisRequest } from '../pipelines/render-item';
+import { nextScheduleTimes } from '../pipelines/schedule-schema';
+import { stepSpec } from '../pipelines/step-kind';
+import type { CostEstimate, ItemCursor, RunContext } from '../pipelines/types';
 
 /** Resolves a service workflow without running it (`POST /v1/workflows/{slug}/preview`). */
 export type WorkflowPreviewer = (slug: string, request: PreviewWorkflowRequest) => Promise<PreviewWorkflowResponse>;

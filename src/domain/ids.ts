@@ -1,4 +1,7 @@
-import type { ResearchContext } from './types';
+import type { ResearchContext } from './research-types';
+
+/** The task queue workers poll and clients start runs on, unless TEMPORAL_TASK_QUEUE names another. */
+export const DEFAULT_TASK_QUEUE = 'research-pipelines';
 
 const part = (value: string): string => value.replace(/[/\s]+/g, '-');
 
@@ -49,6 +52,14 @@ export function pipelineItemGenerationId(pipeline: string, run: string, itemKey:
 /** Workflow id of one pipeline run, deterministic from the pipeline and the run key (a schedule slot or an app event's idempotency key). */
 export function pipelineRunWorkflowId(pipeline: string, run: string): string {
   return `pipeline-run/${part(pipeline)}/${part(run)}`;
+}
+
+/**
+ * Workflow id a pipeline's schedule starts its runs under: Temporal appends each fire's time, so every
+ * scheduled run has its own id, and its run key is the rest after `pipeline-run/<pipeline>/` (see runKeyOfRunWorkflowId).
+ */
+export function scheduledRunWorkflowId(pipeline: string): string {
+  return pipelineRunWorkflowId(pipeline, 'scheduled');
 }
 
 /** Artifact-store folder of one pipeline run: item records, results and output files live below it. */
