@@ -2,14 +2,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
-// Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and no runtime code
-// from undici or zod (types only, through `import type`).
-const sandboxBanned = [
-  ...builtinModules,
-  ...builtinModules.map((name) => `node:${name}`),
-  'undici',
-  'zod',
-];
+// Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and no runtime code from
+// undici or zod (types only, through `import type`). Zod runs in the sandbox through one module only,
+// src/domain/messages.ts, the schemas of the signals and updates (the workflow bundle carries zod once).
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+const sandboxBanned = [...nodeBuiltins, 'undici', 'zod'];
+const sandboxMessage = 'Workflow code runs in the Temporal sandbox: use `import type` or move this to an activity.';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**', '.temporal/**', '.test-build/**', 'test/replay/.reordered-*/**'] },
@@ -27,14 +25,28 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: sandboxBanned.map((name) => ({
-            name,
-            message: 'Workflow code runs in the Temporal sandbox: use `import type` or move this to an activity.',
-            allowTypeImports: true,
-          })),
+          paths: sandboxBanned.map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
           patterns: [
             { group: ['**/api/*', '**/api', '**/emulator/**', '**/activities/*', '!**/activities/types'], message: 'Workflows import runtime code only from the workflow sandbox.', allowTypeImports: true },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // The message schemas are workflow code too: zod, and the zod-only API schemas, but nothing else at runtime.
+    files: ['src/domain/messages.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, 'undici'].map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
+          patterns: [{
+            // The zod-only checkpoint schemas, not the API barrel: it would bundle every API schema into the workflows.
+            regex: '(^|/)(api|emulator|activities)(/(?!schemas/checkpoints$).*)?$',
+            message: 'The message schemas run in the workflow sandbox: of the client, emulator and activities only api/schemas/checkpoints (zod alone) at runtime.',
+            allowTypeImports: true,
+          }],
         },
       ],
     },

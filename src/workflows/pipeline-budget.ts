@@ -1,3 +1,4 @@
+import { budgetRaise, checkMessage } from '../domain/messages';
 import type { BudgetLedger, BudgetRaise } from './pipeline-types';
 
 // Money is kept in whole micro-dollars while adding, so many small charges never drift past the budget.
@@ -35,13 +36,9 @@ export function settle(ledger: BudgetLedger, reservedUsd: number, actualUsd: num
 
 /** Why a budget raise is refused (undefined when it may be applied): a positive amount, above the budget now. */
 export function budgetRaiseProblem(ledger: BudgetLedger, raise: unknown): string | undefined {
-  if (typeof raise !== 'object' || raise === null) return 'give {budgetUsd: <new total>} or {addUsd: <amount>}';
-  const record = raise as Record<string, unknown>;
-  const keys = Object.keys(record);
-  if (keys.length !== 1 || !(keys[0] === 'budgetUsd' || keys[0] === 'addUsd')) return 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)';
-  const value = record[keys[0]];
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return `${keys[0]}: must be a number more than 0`;
-  if (keys[0] === 'budgetUsd' && micros(value) <= micros(ledger.budgetUsd)) {
+  const checked = checkMessage(budgetRaise, raise);
+  if ('problem' in checked) return checked.problem;
+  if ('budgetUsd' in checked.value && micros(checked.value.budgetUsd) <= micros(ledger.budgetUsd)) {
     return `budgetUsd: must be more than the current budget of ${ledger.budgetUsd} USD (a budget can only be raised)`;
   }
   return undefined;

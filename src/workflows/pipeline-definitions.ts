@@ -1,30 +1,26 @@
 /** Signals, queries and updates of the pipeline run workflow (re-exported by definitions.ts for the CLI and intake). */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ItemAdoptedNotice, ItemWaitingNotice, PipelineControlNote } from '../domain/messages';
 import type { BudgetLedger, BudgetRaise, PipelineRunState } from './pipeline-types';
 import type { ResearchTaskResult } from './types';
 
 /** Progress, money, time left and why the run waits. */
 export const pipelineRunStateQuery = defineQuery<PipelineRunState>('pipelineRunState');
 /** Stop starting items (those in flight go on) until `resumePipeline`. */
-export const pausePipelineSignal = defineSignal<[{ reason?: string }?]>('pausePipeline');
+export const pausePipelineSignal = defineSignal<[PipelineControlNote?]>('pausePipeline');
 /**
  * Start items again: after a pause, after credits ran out (402) and were topped up. Also forwarded to
  * the items in flight, whose research tasks wait for the same `resume` after a 402.
  */
-export const resumePipelineSignal = defineSignal<[{ reason?: string }?]>('resumePipeline');
-/** What an item's research task tells its run when it starts or stops waiting for a person. */
-export interface ItemWaitingNotice {
-  item: string;
-  /** `checkpoint`: a checkpoint waits for an answer; `operator`: a 402, 401 or 403 waits for resume; null: no longer waiting. */
-  waiting: 'checkpoint' | 'operator' | null;
-}
+export const resumePipelineSignal = defineSignal<[PipelineControlNote?]>('resumePipeline');
+export type { ItemWaitingNotice } from '../domain/messages';
 /** Sent by an item's research task workflow to its parent run, so the run can show who waits for whom. */
 export const itemWaitingSignal = defineSignal<[ItemWaitingNotice]>('pipelineItemWaiting');
 /**
  * Sent by a run to an item's research task workflow that an earlier execution of the run started (it was
  * carried across continue-as-new, or found running on resume): report the outcome to `run` when done.
  */
-export const itemAdoptedSignal = defineSignal<[{ run: string }]>('pipelineItemAdopted');
+export const itemAdoptedSignal = defineSignal<[ItemAdoptedNotice]>('pipelineItemAdopted');
 /** How an adopted item's research task ended, as it reports to the run that adopted it. */
 export interface ItemSettledReport {
   item: string;

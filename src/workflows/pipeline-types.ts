@@ -234,5 +234,5 @@ export interface PipelineRunResult {
   durationMs: number;
 }
 
-/** `raiseBudget` update argument: a new total, or an amount to add. */
-export type BudgetRaise = { budgetUsd: number } | { addUsd: number };
+/** `raiseBudget` update argument: a new total, or an amount to add (checked by its schema in src/domain/messages.ts). */
+export type { BudgetRaise } from '../domain/messages';

@@ -5,6 +5,7 @@ import {
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
+import { itemAdoptedNotice } from '../domain/messages';
 import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
@@ -39,7 +40,8 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   // it (a run cannot wait on a child it did not start); the run's workflow id names whichever run is current.
   const reporting: Reporting = { to: input.carried?.reportTo };
   setHandler(itemAdoptedSignal, (payload) => {
-    if (typeof payload?.run === 'string' && payload.run !== '') reporting.to = payload.run;
+    const adopted = itemAdoptedNotice.safeParse(payload);
+    if (adopted.success) reporting.to = adopted.data.run;
   }, described(itemAdoptedSignal));
   const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>): Promise<void> => {
     const item = input.context?.item;
