@@ -17,8 +17,10 @@ export function describeValue(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-const unknownFields = (keys: readonly string[], allowed: readonly string[]): string =>
-  `unknown field ${keys.map((key) => `"${key}"`).join(', ')} (allowed: ${allowed.join(', ')})`;
+/** An object schema's own error: its unknown fields with those it takes, or `rule` for anything else (not an object). */
+const objectRule = (allowed: readonly string[], rule: (input: unknown) => string) => (issue: z.core.$ZodRawIssue): string => (issue.code === 'unrecognized_keys'
+  ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${allowed.join(', ')})`
+  : rule(issue.input));
 
 /** How `checkMessage` names the fields of a problem. */
 export interface ProblemNaming {
@@ -84,7 +86,7 @@ export const checkpointAnswer = z.object({
     .describe('the checkpoint\'s interaction id (see the task\'s state)'),
   response: z.record(z.string(), z.unknown(), { error: (issue) => `must be an object, e.g. {"approved": true}, got ${describeValue(issue.input)}` })
     .describe('the answer, e.g. {"approved": true}'),
-}, { error: (issue) => `an answer needs {interactionId, response}, got ${describeValue(issue.input)}` });
+}, { error: objectRule(['interactionId', 'response'], (input) => `an answer needs {interactionId, response}, got ${describeValue(input)}`) });
 
 /** What each checkpoint type takes as its response, for reasons to quote. */
 export const CHECKPOINT_RESPONSE_SHAPES: Readonly<Record<CheckpointType, string>> = {
@@ -111,9 +113,7 @@ export type ItemAdoptedNotice = z.infer<typeof itemAdoptedNotice>;
 // --- pipeline run workflow -------------------------------------------------------------------------
 
 const noteRule = 'payload must be nothing or {reason: "text"}';
-const noteObject = z.strictObject({ reason: z.string({ error: 'must be text' }).optional().describe('why, shown to operators') }, {
-  error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFields(issue.keys, ['reason']) : noteRule),
-});
+const noteObject = z.strictObject({ reason: z.string({ error: 'must be text' }).optional().describe('why, shown to operators') }, { error: objectRule(['reason'], () => noteRule) });
 /** `pausePipeline` and `resumePipeline`: nothing, or `{reason}` text. */
 export const pipelineControlNote = noteObject.nullish();
 /** The payload of `pausePipeline` and `resumePipeline`. */
@@ -125,9 +125,7 @@ const positiveUsd = z.number({ error: usdRule }).positive({ error: usdRule });
 export const budgetRaise = z.strictObject({
   budgetUsd: positiveUsd.optional().describe('the new total'),
   addUsd: positiveUsd.optional().describe('an amount to add'),
-}, {
-  error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFields(issue.keys, ['budgetUsd', 'addUsd']) : 'give {budgetUsd: <new total>} or {addUsd: <amount>}'),
-})
+}, { error: objectRule(['budgetUsd', 'addUsd'], () => 'give {budgetUsd: <new total>} or {addUsd: <amount>}') })
   .refine((raise) => (raise.budgetUsd === undefined) !== (raise.addUsd === undefined), { error: 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)' })
   .transform((raise): BudgetRaise => (raise.budgetUsd !== undefined ? { budgetUsd: raise.budgetUsd } : { addUsd: raise.addUsd! }));
 /** A checked budget raise. */
