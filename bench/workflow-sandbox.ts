@@ -1,0 +1,79 @@
+// What the workflow bundle costs per workflow: its size, the time and heap each new workflow spends on
+// its own copy of the bundled modules (the reusable V8 context evaluates them again for every workflow it
+// creates or replays, and keeps them while the workflow is cached), and the time one message check takes.
+// Run: node --expose-gc bench/run.js bench/workflow-sandbox.ts
+import vm from 'node:vm';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
+import { checkpointAnswerProblem } from '../src/workflows/checkpoint-answers';
+import { parseWebhookNotice } from '../src/workflows/message-checks';
+import { budgetRaiseProblem } from '../src/workflows/pipeline-budget';
+import { itemWaitingProblem, operatorSignalProblem } from '../src/workflows/pipeline-progress';
+import { log, runIfEntry } from './table';
+
+const ROUNDS = 300;
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: (message: string) => log(message), log() {} };
+
+/** Evaluates the bundle once, then its workflow modules `ROUNDS` times, each time in a fresh module cache as a new workflow would. */
+function perWorkflow(code: string): { medianMs: number; p10Ms: number; heapKiB?: number } {
+  const state: { current: Record<string, unknown> } = { current: {} };
+  // The worker injects a per-workflow module cache the same way (see @temporalio/worker reusable-vm).
+  const cache = new Proxy({}, {
+    get: (_, key: string) => state.current[key],
+    set: (_, key: string, value) => { state.current[key] = value; return true; },
+    has: (_, key: string) => key in state.current,
+  });
+  const context = vm.createContext({}, { microtaskMode: 'afterEvaluate' });
+  Object.defineProperty(context, '__webpack_module_cache__', { value: cache });
+  new vm.Script(code).runInContext(context);
+  const load = new vm.Script('__TEMPORAL__.importWorkflows()');
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    state.current = {};
+    const started = process.hrtime.bigint();
+    load.runInContext(context);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  const sorted = times.slice(50).sort((a, b) => a - b);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return { medianMs: sorted[Math.floor(sorted.length / 2)]!, p10Ms: sorted[Math.floor(sorted.length / 10)]! };
+  const kept: unknown[] = [];
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let round = 0; round < 100; round++) {
+    state.current = {};
+    load.runInContext(context);
+    kept.push(state.current);
+  }
+  gc();
+  const heapKiB = (process.memoryUsage().heapUsed - before) / 100 / 1024;
+  return { medianMs: sorted[Math.floor(sorted.length / 2)]!, p10Ms: sorted[Math.floor(sorted.length / 10)]!, heapKiB };
+}
+
+function microseconds(check: () => unknown): number {
+  for (let i = 0; i < 20_000; i++) check();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < 50_000; i++) check();
+  return Number(process.hrtime.bigint() - started) / 50_000 / 1000;
+}
+
+async function main(): Promise<void> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet });
+  const map = code.indexOf('//# sourceMappingURL=');
+  const zodModules = new Set(code.slice(0, map).match(/"\.\/node_modules\/zod\/[^"]+"/g) ?? []);
+  const cost = perWorkflow(code);
+  const interaction = { interaction_id: 'int_1', type: 'planning_questions' as const, created_at: 0, timeout_ms: 300_000 };
+  const answer = { interactionId: 'int_1', response: { answers: [{ question: 'Which region?', answer: 'EU' }] } };
+  const lines = [
+    `workflow bundle: ${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB (${(Buffer.byteLength(code.slice(0, map)) / 1024).toFixed(0)} KiB of code, the rest its inline source map); zod modules: ${zodModules.size}`,
+    `per new workflow: modules evaluated in ${cost.p10Ms.toFixed(2)} ms (p10), ${cost.medianMs.toFixed(2)} ms (median, with GC)${cost.heapKiB === undefined ? '' : `, ${cost.heapKiB.toFixed(0)} KiB heap kept while cached`}`,
+    `message checks (steady, µs per call): checkpoint answer ${microseconds(() => checkpointAnswerProblem(interaction, answer)).toFixed(1)}`
+      + `, webhookReceived ${microseconds(() => parseWebhookNotice({ deepresearchId: 'dr_1', status: 'completed' })).toFixed(1)}`
+      + `, raiseBudget ${microseconds(() => budgetRaiseProblem({ budgetUsd: 1, spentUsd: 0, reservedUsd: 0 }, { addUsd: 2 })).toFixed(1)}`
+      + `, pipelineItemWaiting ${microseconds(() => itemWaitingProblem({ item: 'a', waiting: 'checkpoint' })).toFixed(1)}`
+      + `, pausePipeline ${microseconds(() => operatorSignalProblem({ reason: 'lunch' })).toFixed(1)}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+runIfEntry(module, main);
