@@ -4,7 +4,8 @@
  * them and the CLI checks its arguments with them, so all three refuse the same input in the same words.
  *
  * This module is workflow code: it may import zod and other sandbox-safe modules only (no Node
- * built-ins, no I/O), and never the clock or randomness.
+ * built-ins, no I/O), and never the clock or randomness. Every workflow evaluates its own copy of it
+ * and keeps it while cached, so schemas stay few and carry `.describe()` only where a route publishes them.
  */
 import { z } from 'zod';
 import { checkpointResponseSchemas, type CheckpointType } from '../api/schemas/checkpoints';
@@ -59,9 +60,9 @@ const hintText = z.string({ error: hint }).min(1, { error: hint });
 
 /** `webhookReceived`: what a verified service webhook says, a hint to fetch the status now. Unknown fields are dropped. */
 export const webhookNotice = z.object({
-  deepresearchId: hintText.optional().describe('the task the webhook is about'),
-  batchId: hintText.optional().describe('the service batch the webhook is about'),
-  status: hintText.optional().describe('the status the webhook reports (the workflow fetches the real one)'),
+  deepresearchId: hintText.optional(),
+  batchId: hintText.optional(),
+  status: hintText.optional(),
 }, { error: (issue) => `webhookReceived needs an object like {deepresearchId, status}, got ${describeValue(issue.input)}` });
 /** What a webhook (verified by the intake) tells the workflow. */
 export type WebhookNotice = z.infer<typeof webhookNotice>;
@@ -71,8 +72,8 @@ export const CREATE_DECISION_RULE = 'resolveCreate needs {"adoptTaskId": "<task 
 
 /** `resolveCreate` and `resolveCreateOutcome`: exactly `{adoptTaskId}` (trimmed, not empty) or `{createAgain: true}`. */
 export const createDecision = z.union([
-  z.strictObject({ adoptTaskId: z.string().trim().min(1).describe('a task found at the service, to adopt') }),
-  z.strictObject({ createAgain: z.literal(true).describe('no task exists at the service: create one again') }),
+  z.strictObject({ adoptTaskId: z.string().trim().min(1) }),
+  z.strictObject({ createAgain: z.literal(true) }),
 ], { error: (issue) => `${CREATE_DECISION_RULE}, got ${describeValue(issue.input)}` });
 /** An operator's decision after a create whose outcome is unknown. */
 export type CreateDecision = z.infer<typeof createDecision>;
@@ -106,14 +107,14 @@ const instructionRule = 'an instruction must be non-empty text';
 export const followUpInstruction = z.string({ error: instructionRule }).refine((text) => text.trim() !== '', { error: instructionRule });
 
 /** `pipelineItemAdopted`: the run an adopted item reports its outcome to. */
-export const itemAdoptedNotice = z.object({ run: z.string().min(1).describe('the workflow id of the run') });
+export const itemAdoptedNotice = z.object({ run: z.string().min(1) });
 /** The payload of `pipelineItemAdopted`. */
 export type ItemAdoptedNotice = z.infer<typeof itemAdoptedNotice>;
 
 // --- pipeline run workflow -------------------------------------------------------------------------
 
 const noteRule = 'payload must be nothing or {reason: "text"}';
-const noteObject = z.strictObject({ reason: z.string({ error: 'must be text' }).optional().describe('why, shown to operators') }, { error: objectRule(['reason'], () => noteRule) });
+const noteObject = z.strictObject({ reason: z.string({ error: 'must be text' }).optional() }, { error: objectRule(['reason'], () => noteRule) });
 /** `pausePipeline` and `resumePipeline`: nothing, or `{reason}` text. */
 export const pipelineControlNote = noteObject.nullish();
 /** The payload of `pausePipeline` and `resumePipeline`. */
@@ -123,8 +124,8 @@ const usdRule = 'must be a number more than 0';
 const positiveUsd = z.number({ error: usdRule }).positive({ error: usdRule });
 /** `raiseBudget`: exactly one of a new total or an amount to add, a positive number. The ledger's own rule (above the budget now) is the workflow's. */
 export const budgetRaise = z.strictObject({
-  budgetUsd: positiveUsd.optional().describe('the new total'),
-  addUsd: positiveUsd.optional().describe('an amount to add'),
+  budgetUsd: positiveUsd.optional(),
+  addUsd: positiveUsd.optional(),
 }, { error: objectRule(['budgetUsd', 'addUsd'], () => 'give {budgetUsd: <new total>} or {addUsd: <amount>}') })
   .refine((raise) => (raise.budgetUsd === undefined) !== (raise.addUsd === undefined), { error: 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)' })
   .transform((raise): BudgetRaise => (raise.budgetUsd !== undefined ? { budgetUsd: raise.budgetUsd } : { addUsd: raise.addUsd! }));
@@ -136,8 +137,8 @@ const itemKey = z.string({ error: 'must be the item key' }).min(1, { error: 'mus
 /** `pipelineItemWaiting`: an item's research task starts or stops waiting for a person. Unknown fields are dropped. */
 export const itemWaitingNotice = z.object({
   item: itemKey,
-  waiting: z.enum(['checkpoint', 'operator'], { error: 'must be "checkpoint", "operator" or null' }).nullable()
-    .describe('checkpoint: a checkpoint waits for an answer; operator: a 402, 401 or 403 waits for resume; null: no longer waiting'),
+  // checkpoint: a checkpoint waits for an answer; operator: a 402, 401 or 403 waits for resume; null: no longer waiting.
+  waiting: z.enum(['checkpoint', 'operator'], { error: 'must be "checkpoint", "operator" or null' }).nullable(),
 }, { error: 'payload must be {item, waiting}' });
 /** What an item's research task tells its run when it starts or stops waiting for a person. */
 export type ItemWaitingNotice = z.infer<typeof itemWaitingNotice>;
