@@ -4,7 +4,8 @@ import { builtinModules } from 'node:module';
 
 // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and no runtime code from
 // undici or zod (types only, through `import type`). Zod runs in the sandbox through one module only,
-// src/domain/messages.ts, the schemas of the signals and updates (the workflow bundle carries zod once).
+// src/domain/messages.ts, the schemas of the signals and updates, which workflows load on their first
+// message through src/workflows/message-schemas.ts.
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 const sandboxBanned = [...nodeBuiltins, 'undici', 'zod'];
 const sandboxMessage = 'Workflow code runs in the Temporal sandbox: use `import type` or move this to an activity.';
@@ -28,6 +29,7 @@ export default tseslint.config(
           paths: sandboxBanned.map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
           patterns: [
             { group: ['**/api/*', '**/api', '**/emulator/**', '**/activities/*', '!**/activities/types'], message: 'Workflows import runtime code only from the workflow sandbox.', allowTypeImports: true },
+            { group: ['**/domain/messages'], message: 'Use messageSchemas() from ./message-schemas: zod and the schemas load on a workflow\'s first message, not at its start.', allowTypeImports: true },
           ],
         },
       ],

@@ -4,8 +4,9 @@
  * them and the CLI checks its arguments with them, so all three refuse the same input in the same words.
  *
  * This module is workflow code: it may import zod and other sandbox-safe modules only (no Node
- * built-ins, no I/O), and never the clock or randomness. Every workflow evaluates its own copy of it
- * and keeps it while cached, so schemas stay few and carry `.describe()` only where a route publishes them.
+ * built-ins, no I/O), and never the clock or randomness. Every workflow evaluates its own copy of it (on
+ * its first message: src/workflows/message-schemas.ts) and keeps it while cached, so schemas stay few
+ * and carry `.describe()` only where a route publishes them.
  */
 import { z } from 'zod';
 import { checkpointResponseSchemas, type CheckpointType } from '../api/schemas/checkpoints';

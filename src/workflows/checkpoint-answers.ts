@@ -1,5 +1,5 @@
 import type { Interaction } from '../api/schemas';
-import { checkMessage, CHECKPOINT_RESPONSE_SHAPES, checkpointAnswer, checkpointResponseFor } from '../domain/messages';
+import { messageSchemas } from './message-schemas';
 import type { CheckpointAnswer } from './types';
 
 // The response is checked with the service's own schema for the checkpoint's type, so the workflow
@@ -8,6 +8,7 @@ import type { CheckpointAnswer } from './types';
 /** Why `answer` cannot answer `interaction` (undefined when it can): interaction id and the type's shape. */
 export function checkpointAnswerProblem(interaction: Interaction | undefined, answer: unknown): string | undefined {
   if (!interaction) return 'no checkpoint is waiting for an answer';
+  const { checkMessage, CHECKPOINT_RESPONSE_SHAPES, checkpointAnswer, checkpointResponseFor } = messageSchemas();
   const envelope = checkMessage(checkpointAnswer, answer);
   if ('problem' in envelope) return envelope.problem;
   const { interactionId, response } = envelope.value;

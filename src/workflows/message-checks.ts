@@ -1,4 +1,4 @@
-import { checkMessage, CREATE_DECISION_RULE, createDecision, describeValue, webhookNotice } from '../domain/messages';
+import { messageSchemas } from './message-schemas';
 import type { CreateDecision, WebhookNotice } from './types';
 
 // Signals cannot be refused to their sender, and a handler that throws fails the workflow task again
@@ -7,12 +7,14 @@ import type { CreateDecision, WebhookNotice } from './types';
 
 /** A webhook notice the intake sends, or why the payload is not one. */
 export function parseWebhookNotice(value: unknown): { notice: WebhookNotice } | { problem: string } {
+  const { checkMessage, webhookNotice } = messageSchemas();
   const checked = checkMessage(webhookNotice, value);
   return 'problem' in checked ? checked : { notice: checked.value };
 }
 
 /** An operator's create decision: exactly `{adoptTaskId: "<id>"}` or `{createAgain: true}`. */
 export function parseCreateDecision(value: unknown): { decision: CreateDecision } | { problem: string } {
+  const { CREATE_DECISION_RULE, createDecision, describeValue } = messageSchemas();
   const checked = createDecision.safeParse(value);
   return checked.success ? { decision: checked.data } : { problem: `${CREATE_DECISION_RULE}, got ${describeValue(value)}` };
 }

@@ -1,4 +1,4 @@
-import { budgetRaise, checkMessage } from '../domain/messages';
+import { messageSchemas } from './message-schemas';
 import type { BudgetLedger, BudgetRaise } from './pipeline-types';
 
 // Money is kept in whole micro-dollars while adding, so many small charges never drift past the budget.
@@ -36,6 +36,7 @@ export function settle(ledger: BudgetLedger, reservedUsd: number, actualUsd: num
 
 /** Why a budget raise is refused (undefined when it may be applied): a positive amount, above the budget now. */
 export function budgetRaiseProblem(ledger: BudgetLedger, raise: unknown): string | undefined {
+  const { budgetRaise, checkMessage } = messageSchemas();
   const checked = checkMessage(budgetRaise, raise);
   if ('problem' in checked) return checked.problem;
   if ('budgetUsd' in checked.value && micros(checked.value.budgetUsd) <= micros(ledger.budgetUsd)) {

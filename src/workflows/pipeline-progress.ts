@@ -1,4 +1,4 @@
-import { checkMessage, itemSettledReport, itemWaitingNotice, pipelineControlNote } from '../domain/messages';
+import { messageSchemas } from './message-schemas';
 import type { BudgetLedger, PipelineCounts, PipelineRunPhase } from './pipeline-types';
 
 /** Items that need nothing more: finished one way or another, by this run or an earlier execution. */
@@ -53,16 +53,19 @@ export function runDetails(input: {
 
 /** Why an item's waiting notice is refused (undefined when fine). */
 export function itemWaitingProblem(payload: unknown): string | undefined {
+  const { checkMessage, itemWaitingNotice } = messageSchemas();
   return problemOf(checkMessage(itemWaitingNotice, payload));
 }
 
 /** Why an adopted item's report is refused (undefined when fine). */
 export function itemSettledProblem(payload: unknown): string | undefined {
+  const { checkMessage, itemSettledReport } = messageSchemas();
   return problemOf(checkMessage(itemSettledReport, payload));
 }
 
 /** Why a pause or resume signal's payload is refused (undefined when fine): nothing, or `{reason}` text. */
 export function operatorSignalProblem(payload: unknown): string | undefined {
+  const { checkMessage, pipelineControlNote } = messageSchemas();
   return problemOf(checkMessage(pipelineControlNote, payload));
 }
 

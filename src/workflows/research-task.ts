@@ -5,7 +5,6 @@ import {
 import type { createActivities } from '../activities';
 import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
-import { itemAdoptedNotice } from '../domain/messages';
 import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
@@ -16,6 +15,7 @@ import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import { described } from './definitions';
+import { messageSchemas } from './message-schemas';
 import { itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, type ItemSettledReport, type ItemWaitingNotice } from './pipeline-definitions';
 import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
@@ -40,7 +40,7 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   // it (a run cannot wait on a child it did not start); the run's workflow id names whichever run is current.
   const reporting: Reporting = { to: input.carried?.reportTo };
   setHandler(itemAdoptedSignal, (payload) => {
-    const adopted = itemAdoptedNotice.safeParse(payload);
+    const adopted = messageSchemas().itemAdoptedNotice.safeParse(payload);
     if (adopted.success) reporting.to = adopted.data.run;
   }, described(itemAdoptedSignal));
   const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>): Promise<void> => {

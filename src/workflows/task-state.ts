@@ -1,7 +1,7 @@
 import type { TaskSnapshot } from '../activities/types';
 import type { CheckpointType, Interaction, ResearchMode, TaskStatus } from '../api/schemas';
-import { checkMessage, followUpInstruction } from '../domain/messages';
 import { checkpointAnswerProblem } from './checkpoint-answers';
+import { messageSchemas } from './message-schemas';
 import type { ResearchTaskModelCarried, ResearchTaskState, WaitReason } from './types';
 
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -150,6 +150,7 @@ export class ResearchTaskModel {
 
   /** Why an instruction is refused before asking the service, or undefined. */
   instructionProblem(instruction: unknown): string | undefined {
+    const { checkMessage, followUpInstruction } = messageSchemas();
     const checked = checkMessage(followUpInstruction, instruction);
     if ('problem' in checked) return checked.problem;
     if (this.deepresearchId === undefined) return 'the task has not been created yet';
