@@ -2,14 +2,13 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
-// Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and no runtime code
-// from undici or zod (types only, through `import type`).
-const sandboxBanned = [
-  ...builtinModules,
-  ...builtinModules.map((name) => `node:${name}`),
-  'undici',
-  'zod',
-];
+// Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and no runtime code from
+// undici or zod (types only, through `import type`). Zod runs in the sandbox through one module only,
+// src/domain/messages.ts, the schemas of the signals and updates, which workflows load on their first
+// message through src/workflows/message-schemas.ts.
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+const sandboxBanned = [...nodeBuiltins, 'undici', 'zod'];
+const sandboxMessage = 'Workflow code runs in the Temporal sandbox: use `import type` or move this to an activity.';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**', '.temporal/**', '.test-build/**', 'test/replay/.reordered-*/**'] },
@@ -27,13 +26,10 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: sandboxBanned.map((name) => ({
-            name,
-            message: 'Workflow code runs in the Temporal sandbox: use `import type` or move this to an activity.',
-            allowTypeImports: true,
-          })),
+          paths: sandboxBanned.map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
           patterns: [
             { group: ['**/api/*', '**/api', '**/emulator/**', '**/activities/*', '!**/activities/types'], message: 'Workflows import runtime code only from the workflow sandbox.', allowTypeImports: true },
+            { group: ['**/domain/messages'], message: 'Use messageSchemas() from ./message-schemas: zod and the schemas load on a workflow\'s first message, not at its start.', allowTypeImports: true },
           ],
         },
       ],
@@ -41,8 +37,9 @@ export default tseslint.config(
   },
   {
     // The domain's rules are loaded by workflows (in the sandbox) and by activities: the same limits as
-    // workflow code, and it depends on neither side (see docs/ARCHITECTURE.md).
+    // workflow code, and it depends on neither side (see docs/ARCHITECTURE.md). messages.ts has its own block below.
     files: ['src/domain/**/*.ts'],
+    ignores: ['src/domain/messages.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -56,6 +53,24 @@ export default tseslint.config(
             { group: ['**/api/*', '**/api', '**/pipelines/*', '**/pipelines'], message: 'The domain imports only types from api/ and pipelines/.', allowTypeImports: true },
             { group: ['**/workflows/*', '**/workflows', '**/activities/*', '**/activities', '**/emulator/**', '@temporalio/*'], message: 'The domain depends on neither workflows nor activities (nor Temporal\'s SDK): both import it.' },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // The message schemas are workflow code too: zod, and the zod-only API schemas, but nothing else at runtime.
+    files: ['src/domain/messages.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, 'undici'].map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
+          patterns: [{
+            // The zod-only checkpoint schemas, not the API barrel: it would bundle every API schema into the workflows.
+            regex: '(^|/)(api|emulator|activities)(/(?!schemas/checkpoints$).*)?$',
+            message: 'The message schemas run in the workflow sandbox: of the client, emulator and activities only api/schemas/checkpoints (zod alone) at runtime.',
+            allowTypeImports: true,
+          }],
         },
       ],
     },

@@ -1,5 +1,7 @@
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
+import type { z } from 'zod';
+import { budgetRaise, checkMessage, checkpointAnswer, pipelineControlNote } from '../domain/messages';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
 import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
 import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
@@ -11,6 +13,7 @@ import type { PipelineRunResult, PipelineRunState } from '../domain/pipeline-typ
 import { collect, UsageError } from '../shared/usage';
 import { json, openConfiguredTemporal, openRunArguments, printFailure, printResult, withTemporal, type CommandIo, type TemporalOpener } from './common';
 import { runPipeline } from './pipelines';
+import type { CheckpointAnswer } from '../workflows/types';
 import { progressView } from './progress';
 
 /** `pipeline/run-key` or a full `pipeline-run/pipeline/run-key` id, as pipeline, run key and workflow id. */
@@ -166,8 +169,8 @@ export async function cancelCommand(ref: string, options: RunRefOptions, io: Com
 
 /** `rp pause <run>` and `rp resume <run> [--item key]`: stop or restart item starts (resume also answers a 402 wait). */
 export async function pauseResumeCommand(action: 'pause' | 'resume', ref: string, options: RunRefOptions & { reason?: string }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  const payload = options.reason ? checkArguments(action, pipelineControlNote, { reason: options.reason }, { reason: '--reason' }) ?? undefined : undefined;
   return withTemporal(open, async (client) => {
-    const payload = options.reason ? { reason: options.reason } : undefined;
     if (options.item) {
       if (action === 'pause') throw new UsageError('pause: --item is not supported (a research task cannot be paused; cancel it, or pause the run)');
       const workflowId = await itemId(client, ref, options.item);
@@ -192,10 +195,12 @@ export async function respondCommand(ref: string, options: RunRefOptions & { int
   } catch {
     throw new UsageError('respond: --response must be JSON, e.g. \'{"approved": true}\'');
   }
+  // The envelope is checked here; the response's shape for the checkpoint's type, by the workflow's update validator.
+  const checked = checkArguments('respond', checkpointAnswer, { interactionId: options.interaction, response }, { interactionId: '--interaction', response: '--response' });
   return withTemporal(open, async (client) => {
     try {
       const run = parseRunRef(ref);
-      const answer = await answerItemCheckpoint(client, run.pipeline, run.runKey, options.item!, { interactionId: options.interaction!, response: response as never });
+      const answer = await answerItemCheckpoint(client, run.pipeline, run.runKey, options.item!, checked as CheckpointAnswer);
       io.stdout(options.json ? json(answer) : `answer accepted for interaction ${answer.interactionId}\n`);
       return 0;
     } catch (error) {
@@ -208,7 +213,8 @@ export async function respondCommand(ref: string, options: RunRefOptions & { int
 export async function budgetCommand(ref: string, options: { add?: string; set?: string; json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
   if ((options.add === undefined) === (options.set === undefined)) throw new UsageError('budget: give one of --add <usd> or --set <usd>');
   const value = Number(options.add ?? options.set);
-  const raise = options.add !== undefined ? { addUsd: value } : { budgetUsd: value };
+  // A positive number, checked as the workflow's update validator will; the budget now is the workflow's to compare.
+  const raise = checkArguments('budget', budgetRaise, options.add !== undefined ? { addUsd: value } : { budgetUsd: value }, { addUsd: '--add', budgetUsd: '--set' });
   return withTemporal(open, async (client) => {
     try {
       const ledger = await client.workflow.getHandle(parseRunRef(ref).workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
@@ -218,6 +224,13 @@ export async function budgetCommand(ref: string, options: { add?: string; set?: 
       return printFailure(io, options, { kind: 'refused', message: `budget: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}` });
     }
   });
+}
+
+/** A message checked with its schema before anything is sent; a bad one is a usage error naming the option. */
+function checkArguments<S extends z.ZodType>(command: string, schema: S, value: unknown, options: Readonly<Record<string, string>>): z.output<S> {
+  const checked = checkMessage(schema, value, { names: options });
+  if ('problem' in checked) throw new UsageError(`${command}: ${checked.problem}`);
+  return checked.value;
 }
 
 /** Adds `rp run|status|cancel|pause|resume|respond|budget`; `done` receives each command's exit code. */

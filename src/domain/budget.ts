@@ -33,15 +33,9 @@ export function settle(ledger: BudgetLedger, reservedUsd: number, actualUsd: num
   };
 }
 
-/** Why a budget raise is refused (undefined when it may be applied): a positive amount, above the budget now. */
-export function budgetRaiseProblem(ledger: BudgetLedger, raise: unknown): string | undefined {
-  if (typeof raise !== 'object' || raise === null) return 'give {budgetUsd: <new total>} or {addUsd: <amount>}';
-  const record = raise as Record<string, unknown>;
-  const keys = Object.keys(record);
-  if (keys.length !== 1 || !(keys[0] === 'budgetUsd' || keys[0] === 'addUsd')) return 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)';
-  const value = record[keys[0]];
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return `${keys[0]}: must be a number more than 0`;
-  if (keys[0] === 'budgetUsd' && micros(value) <= micros(ledger.budgetUsd)) {
+/** Why a well-formed budget raise is refused (undefined when it may be applied): a budget only goes up. */
+export function budgetRaiseLimitProblem(ledger: BudgetLedger, raise: BudgetRaise): string | undefined {
+  if ('budgetUsd' in raise && micros(raise.budgetUsd) <= micros(ledger.budgetUsd)) {
     return `budgetUsd: must be more than the current budget of ${ledger.budgetUsd} USD (a budget can only be raised)`;
   }
   return undefined;

@@ -234,15 +234,8 @@ export interface PipelineRunResult {
   durationMs: number;
 }
 
-/** `raiseBudget` update argument: a new total, or an amount to add. */
-export type BudgetRaise = { budgetUsd: number } | { addUsd: number };
-
-/** What an item's research task tells its run when it starts or stops waiting for a person. */
-export interface ItemWaitingNotice {
-  item: string;
-  /** `checkpoint`: a checkpoint waits for an answer; `operator`: a 402, 401 or 403 waits for resume; null: no longer waiting. */
-  waiting: 'checkpoint' | 'operator' | null;
-}
+/** `raiseBudget` update argument: a new total, or an amount to add (checked by its schema in src/domain/messages.ts). */
+export type { BudgetRaise, ItemWaitingNotice } from './messages';
 
 /** How an adopted item's research task ended, as it reports to the run that adopted it. */
 export interface ItemSettledReport {

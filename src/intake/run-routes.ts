@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { checkpointAnswer } from '../domain/messages';
 import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
 import { parameterValue } from '../pipelines/parameter-schema';
 import { ParameterError } from '../pipelines/parameters';
@@ -41,10 +42,8 @@ const runLinks = z.object({
   temporalUiUrl: z.string().optional().describe('the run in the Temporal UI, when TEMPORAL_UI_URL is configured'),
 }).meta({ id: 'RunStarted' });
 
-const checkpointBody = z.strictObject({
-  interactionId: z.string().min(1, 'must not be empty').describe('the checkpoint\'s interaction id (see the item\'s state)'),
-  response: z.record(z.string(), z.unknown()).describe('the answer, e.g. {"approved": true}'),
-}).meta({ id: 'CheckpointAnswer' });
+// The workflow's own envelope, with no fields beside it: the item's workflow checks the response's shape.
+const checkpointBody = checkpointAnswer.strict().meta({ id: 'CheckpointAnswer' });
 
 const runState = z.looseObject({
   pipeline: z.string(),

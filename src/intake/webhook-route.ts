@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { WebhookSecretStore } from '../shared/webhook-secrets';
 import { verifyWebhookSignature, webhookRouteTokenMatches } from '../api/webhooks';
 import { webhookReceivedSignal } from '../workflows/definitions';
-import type { WebhookNotice } from '../workflows/types';
+import type { WebhookNotice } from '../domain/messages';
 import { DeliveryMemory } from './delivery-memory';
 import { callTemporal, errorBody, grpcCode, IntakeError } from './errors';
 

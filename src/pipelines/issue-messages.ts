@@ -57,8 +57,15 @@ export function definitionErrorMap(issue: RawIssue): string | undefined {
     case 'too_big': return bound(issue, false);
     case 'invalid_format': return issue.format === 'regex' ? `must match ${String(issue.pattern)}` : `must be a valid ${issue.format}`;
     case 'invalid_union': {
-      const options = [...new Set(issue.errors.map(branchExpectation))];
-      return options.every(Boolean) ? `must be ${options.join(' or ')} (got ${typeOf(issue.input)})` : undefined;
+      // A discriminated union whose key matched no option: the key's value is at fault, not the object.
+      const options = 'options' in issue && Array.isArray(issue.options) ? issue.options : undefined;
+      if (issue.errors.length === 0 && options && typeof issue.discriminator === 'string') {
+        const value = (issue.input as Record<string, unknown> | undefined)?.[issue.discriminator];
+        const oneOf = options.map(String).join('|');
+        return value === undefined ? `is required: one of ${oneOf}` : `must be one of ${oneOf} (got ${typeOf(value)})`;
+      }
+      const branches = [...new Set(issue.errors.map(branchExpectation))];
+      return branches.every(Boolean) ? `must be ${branches.join(' or ')} (got ${typeOf(issue.input)})` : undefined;
     }
     default: return undefined;
   }

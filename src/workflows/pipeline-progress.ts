@@ -1,4 +1,4 @@
-import { isRecord } from '../shared/guards';
+import { messageSchemas } from './message-schemas';
 import type { BudgetLedger, PipelineCounts, PipelineRunPhase } from '../domain/pipeline-types';
 
 /** Items that need nothing more: finished one way or another, by this run or an earlier execution. */
@@ -53,28 +53,20 @@ export function runDetails(input: {
 
 /** Why an item's waiting notice is refused (undefined when fine). */
 export function itemWaitingProblem(payload: unknown): string | undefined {
-  if (!isRecord(payload)) return 'payload must be {item, waiting}';
-  if (typeof payload.item !== 'string' || payload.item === '') return 'item: must be the item key';
-  if (payload.waiting !== null && payload.waiting !== 'checkpoint' && payload.waiting !== 'operator') return 'waiting: must be "checkpoint", "operator" or null';
-  return undefined;
+  const { checkMessage, itemWaitingNotice } = messageSchemas();
+  return problemOf(checkMessage(itemWaitingNotice, payload));
 }
 
 /** Why an adopted item's report is refused (undefined when fine). */
 export function itemSettledProblem(payload: unknown): string | undefined {
-  if (!isRecord(payload)) return 'payload must be {item, workflowId, status}';
-  if (typeof payload.item !== 'string' || payload.item === '') return 'item: must be the item key';
-  if (typeof payload.workflowId !== 'string' || payload.workflowId === '') return 'workflowId: must be the item\'s workflow id';
-  if (payload.status !== 'completed' && payload.status !== 'cancelled' && payload.status !== 'failed') return 'status: must be "completed", "cancelled" or "failed"';
-  if (payload.status === 'completed' && !isRecord(payload.result)) return 'result: a completed item reports its result';
-  return undefined;
+  const { checkMessage, itemSettledReport } = messageSchemas();
+  return problemOf(checkMessage(itemSettledReport, payload));
 }
 
 /** Why a pause or resume signal's payload is refused (undefined when fine): nothing, or `{reason}` text. */
 export function operatorSignalProblem(payload: unknown): string | undefined {
-  if (payload === undefined || payload === null) return undefined;
-  if (!isRecord(payload)) return 'payload must be nothing or {reason: "text"}';
-  const extra = Object.keys(payload).filter((key) => key !== 'reason');
-  if (extra.length > 0) return `unknown field ${extra.map((key) => `"${key}"`).join(', ')} (allowed: reason)`;
-  if (payload.reason !== undefined && typeof payload.reason !== 'string') return 'reason: must be text';
-  return undefined;
+  const { checkMessage, pipelineControlNote } = messageSchemas();
+  return problemOf(checkMessage(pipelineControlNote, payload));
 }
+
+const problemOf = (checked: { problem: string } | object): string | undefined => ('problem' in checked ? checked.problem : undefined);

@@ -15,11 +15,12 @@ import { failureMessage, failureType } from './failure-info';
 import { FailureType } from '../domain/failures';
 import { pipelineItemGenerationId, pipelineRunPrefix, pipelineSynthesisWorkflowId, researchBatchWorkflowId, runKeyOfRunWorkflowId } from '../domain/ids';
 import { afterPrepared, initialBatchStepState, nextBatchRound, unrunRetries } from './pipeline-batch-plan';
-import { availableUsd, budgetRaiseProblem, fitsBudget } from '../domain/budget';
+import { availableUsd, fitsBudget } from '../domain/budget';
 import {
   itemAdoptedSignal, itemSettledSignal, itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal,
 } from './pipeline-definitions';
 import { itemSettledProblem, itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
+import { budgetRaiseProblem } from './message-checks';
 import { initialCarried, PipelineRunModel, type ItemOutcome } from './pipeline-run-model';
 import type { PipelineOutputs, PipelineRunInput, PipelineRunResult, PlannedItem, ItemSettledReport } from '../domain/pipeline-types';
 import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, shouldContinueAsNew } from './pipeline-window';

@@ -15,6 +15,7 @@ import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import { described } from './definitions';
+import { messageSchemas } from './message-schemas';
 import { itemAdoptedSignal, itemSettledSignal, itemWaitingSignal } from './pipeline-definitions';
 import type { ItemSettledReport, ItemWaitingNotice } from '../domain/pipeline-types';
 import { handleTaskMessages, TaskInbox } from './task-handlers';
@@ -42,7 +43,8 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   // it (a run cannot wait on a child it did not start); the run's workflow id names whichever run is current.
   const reporting: Reporting = { to: input.carried?.reportTo };
   setHandler(itemAdoptedSignal, (payload) => {
-    if (typeof payload?.run === 'string' && payload.run !== '') reporting.to = payload.run;
+    const adopted = messageSchemas().itemAdoptedNotice.safeParse(payload);
+    if (adopted.success) reporting.to = adopted.data.run;
   }, described(itemAdoptedSignal));
   const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>): Promise<void> => {
     const item = input.context?.item;

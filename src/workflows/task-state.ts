@@ -1,6 +1,7 @@
 import type { TaskSnapshot } from '../activities/types';
 import type { CheckpointType, Interaction, ResearchMode, TaskStatus } from '../api/schemas';
 import { checkpointAnswerProblem } from './checkpoint-answers';
+import { messageSchemas } from './message-schemas';
 import type { ResearchTaskModelCarried, ResearchTaskState, WaitReason } from './types';
 
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -149,7 +150,9 @@ export class ResearchTaskModel {
 
   /** Why an instruction is refused before asking the service, or undefined. */
   instructionProblem(instruction: unknown): string | undefined {
-    if (typeof instruction !== 'string' || instruction.trim() === '') return 'an instruction must be non-empty text';
+    const { checkMessage, followUpInstruction } = messageSchemas();
+    const checked = checkMessage(followUpInstruction, instruction);
+    if ('problem' in checked) return checked.problem;
     if (this.deepresearchId === undefined) return 'the task has not been created yet';
     if (this.status !== 'running' && this.status !== 'queued') {
       return `the task is ${this.status}; instructions are accepted only while it is queued or running, before the writing phase`;

@@ -107,15 +107,8 @@ export interface CheckpointAnswer {
   response: CheckpointResponse;
 }
 
-/** What a webhook (verified by the intake) tells the workflow: a hint to fetch the status now. */
-export interface WebhookNotice {
-  deepresearchId?: string;
-  batchId?: string;
-  status?: string;
-}
-
-/** An operator's decision after a create whose outcome is unknown. */
-export type CreateDecision = { adoptTaskId: string } | { createAgain: true };
+/** What a webhook tells the workflow, and an operator's decision on an unknown create: typed by their schemas. */
+export type { CreateDecision, WebhookNotice } from '../domain/messages';
 
 /** `researchBatchWorkflow` input. */
 export interface ResearchBatchInput {

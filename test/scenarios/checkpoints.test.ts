@@ -53,15 +53,16 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
       const interaction = await waitForCheckpoint(handle, seen);
       types.push(interaction.type);
       expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'awaiting_input' });
-      // A wrong shape is refused synchronously by the update's validator ...
-      await expect(handle.executeUpdate(respondToCheckpointUpdate, wrongAnswer(interaction))).rejects.toThrow(/needs|response/);
+      // A wrong shape is refused synchronously by the update's validator (zod, in the sandbox), naming the field ...
+      const namesTheField = new RegExp(`^response\\.(answers|approved|included_domains): .*\\(a ${interaction.type} checkpoint takes `);
+      await expect(handle.executeUpdate(respondToCheckpointUpdate, wrongAnswer(interaction))).rejects.toThrow(namesTheField);
       // ... and an answer for another interaction is refused, naming both ids.
       await expect(handle.executeUpdate(respondToCheckpointUpdate, { ...rightAnswer(interaction), interactionId: 'int_other' }))
         .rejects.toThrow(`answer is for interaction int_other, but the current one is ${interaction.interaction_id}`);
       // A bad signal cannot be refused to its sender: it is recorded and the workflow keeps waiting.
       await handle.signal(checkpointResponseSignal, wrongAnswer(interaction));
       const state = await handle.query(researchTaskStateQuery);
-      expect(state.rejectedAnswers.at(-1)).toMatchObject({ interactionId: interaction.interaction_id });
+      expect(state.rejectedAnswers.at(-1)).toMatchObject({ interactionId: interaction.interaction_id, reason: expect.stringMatching(namesTheField) });
       expect(state.interaction?.interaction_id).toBe(interaction.interaction_id);
       if (index % 2 === 0) {
         await expect(handle.executeUpdate(respondToCheckpointUpdate, rightAnswer(interaction))).resolves.toEqual({ accepted: true, interactionId: interaction.interaction_id });

@@ -80,6 +80,9 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     const paused = await handle.query(pipelineRunStateQuery);
     expect(paused).toMatchObject({ phase: 'paused', running: [] });
     expect(paused.rejectedMessages).toEqual(['pausePipeline refused: unknown field "colour" (allowed: reason)']);
+    // An update is refused by its validator, naming the field; nothing is recorded and the ledger is unchanged.
+    await expect(handle.executeUpdate(raiseBudgetUpdate, { addUsd: 'lots' } as never)).rejects.toThrow('addUsd: must be a number more than 0');
+    expect((await handle.query(pipelineRunStateQuery)).ledger.budgetUsd).toBe(5);
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
     await handle.signal(resumePipelineSignal);
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed === 2, { timeoutMs: 3_600_000, description: 'a second item after resuming' });

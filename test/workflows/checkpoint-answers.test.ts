@@ -1,4 +1,4 @@
-import { checkpointResponseSchemas, type Interaction } from '../../src/api/schemas';
+import type { Interaction } from '../../src/api/schemas';
 import { checkpointAnswerProblem } from '../../src/workflows/checkpoint-answers';
 
 const interaction = (type: Interaction['type']): Interaction => ({ interaction_id: 'int_1', type, created_at: 0, timeout_ms: 300_000 });
@@ -24,10 +24,9 @@ const cases: Array<[Interaction['type'], unknown, boolean]> = [
 ];
 
 describe('checkpointAnswerProblem', () => {
-  it.each(cases)('%s answered with %j is accepted: %s (and agrees with the API schema)', (type, response, accepted) => {
+  it.each(cases)('%s answered with %j is accepted: %s', (type, response, accepted) => {
     const problem = checkpointAnswerProblem(interaction(type), { interactionId: 'int_1', response });
     expect(problem === undefined).toBe(accepted);
-    expect(checkpointResponseSchemas[type].safeParse(response).success).toBe(accepted);
   });
 
   it('names both interaction ids when an answer is for another checkpoint', () => {
@@ -41,6 +40,16 @@ describe('checkpointAnswerProblem', () => {
 
   it('refuses an answer without an interaction id or response object', () => {
     expect(checkpointAnswerProblem(interaction('plan_review'), { response: { approved: true } })).toMatch(/interactionId/);
-    expect(checkpointAnswerProblem(interaction('plan_review'), { interactionId: 'int_1', response: 'yes' })).toMatch(/response must be an object/);
+    expect(checkpointAnswerProblem(interaction('plan_review'), { interactionId: 'int_1', response: 'yes' })).toBe('response: must be an object, e.g. {"approved": true}, got "yes"');
+  });
+
+  it.each([
+    ['plan_review', { approved: false }, 'response.modifications: is required (a plan_review checkpoint takes {approved: true} or {approved: false, modifications})'],
+    ['plan_review', { approved: 'yes' }, 'response.approved: must be one of true|false (got "yes")'],
+    ['planning_questions', { answers: [{ question: 'Which region?' }] }, 'response.answers[0].answer: is required'],
+    ['source_review', { included_domains: 'sec.gov', excluded_domains: [] }, 'response.included_domains: must be a list (got "sec.gov")'],
+    ['outline_review', { approved: true, modifications: 'x' }, 'response: unknown keys: modifications'],
+  ] as const)('names the field and the rule of a %s response %j', (type, response, problem) => {
+    expect(checkpointAnswerProblem(interaction(type), { interactionId: 'int_1', response })).toContain(problem);
   });
 });

@@ -10,8 +10,9 @@ describe('parseWebhookNotice', () => {
     [undefined, 'webhookReceived needs an object like {deepresearchId, status}, got nothing'],
     ['done', 'webhookReceived needs an object like {deepresearchId, status}, got "done"'],
     [[1], 'webhookReceived needs an object like {deepresearchId, status}, got [1]'],
-    [{ deepresearchId: 7 }, 'webhookReceived.deepresearchId must be a non-empty string when given, got 7'],
-    [{ status: '' }, 'webhookReceived.status must be a non-empty string when given, got ""'],
+    [{ deepresearchId: 7 }, 'deepresearchId: must be a non-empty string when given, got 7'],
+    [{ status: '' }, 'status: must be a non-empty string when given, got ""'],
+    [{ batchId: null, status: 3 }, 'batchId: must be a non-empty string when given, got null; status: must be a non-empty string when given, got 3'],
   ])('refuses %p, saying why', (payload, problem) => {
     expect(parseWebhookNotice(payload)).toEqual({ problem });
   });

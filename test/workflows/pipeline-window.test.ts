@@ -1,4 +1,5 @@
-import { availableUsd, budgetRaiseProblem, fitsBudget, raiseBudget, reserve, settle } from '../../src/domain/budget';
+import { availableUsd, fitsBudget, raiseBudget, reserve, settle } from '../../src/domain/budget';
+import { budgetRaiseProblem } from '../../src/workflows/message-checks';
 import { reserveFor } from '../../src/domain/budget';
 import { decideNext, msUntilToken, pageSizeFor, refill, shouldContinueAsNew, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
