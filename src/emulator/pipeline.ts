@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AccountBook } from './accounts';
 import type { FaultInjector } from './faults';
-import { headerValue, parseJsonBody, readBody, writeResponse } from './http-io';
 import type { RateLimiter } from './rate-limit';
-import type { Router } from './router';
 import type { StatsRecorder } from './stats';
 import { realDelay } from './tracked-clock';
 import { EmulatorHttpError, type Account, type EmulatorRequest, type EmulatorResponse, type EmulatorRoute } from './types';
@@ -17,8 +16,8 @@ export interface AdminRoute {
 
 /** What the request pipeline needs from the server. */
 export interface PipelineDeps {
-  router: Router<EmulatorRoute>;
-  adminRouter: Router<AdminRoute>;
+  routes: readonly EmulatorRoute[];
+  adminRoutes: readonly AdminRoute[];
   accounts: AccountBook;
   stats: StatsRecorder;
   faults: FaultInjector;
@@ -31,64 +30,156 @@ export interface PipelineDeps {
 export const UNMATCHED_ROUTE = 'unmatched';
 const INTERNAL_ERROR = 'Internal server error, please try again later';
 
+/** What each fastify route carries in its `config`: the emulator route it serves, or the methods a path allows. */
+type RouteConfig =
+  | { kind: 'service'; route: EmulatorRoute }
+  | { kind: 'admin'; route: AdminRoute }
+  | { kind: 'methodNotAllowed'; allowed: string; admin: boolean };
+
+/** Methods a path answers 405 for when it has no route of that method (HEAD included: no implicit HEAD routes). */
+const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'] as const;
+
 const fail = (status: number, error: string, headers?: Record<string, string>): EmulatorResponse =>
   ({ status, json: { success: false, error }, ...(headers ? { headers } : {}) });
 
-/** Builds the `(request, response)` listener: routing, body, auth, limits, faults, handler, answer. */
-export function createRequestListener(deps: PipelineDeps): (request: IncomingMessage, response: ServerResponse) => void {
+/**
+ * The emulator's HTTP app: fastify routes every request; a service route then authenticates, applies
+ * the rate limit and injected faults, parses the JSON body and runs its handler. The body is read raw
+ * (up to `maxBodyBytes`, 413 beyond) and parsed after the key check, so a caller without a valid key
+ * learns nothing about its body.
+ */
+export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
   let requestCount = 0;
-  return (request, response) => {
-    requestCount += 1;
-    response.setHeader('x-request-id', `req_${requestCount.toString(16).padStart(8, '0')}`);
-    handle(deps, request, response).catch((error: unknown) => {
-      // Headers may be gone already (a stream failed half-way): all that is left is to cut the connection.
-      deps.log(`emulator: failed while answering ${request.method} ${pathOf(request)}: ${describe(error)}`);
-      response.destroy();
-    });
-  };
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.maxBodyBytes,
+    // Node's default, as before: clients that keep connections alive longer reconnect.
+    keepAliveTimeout: 5_000,
+    // close() cuts keep-alive connections and streams in progress.
+    forceCloseConnections: true,
+    exposeHeadRoutes: false,
+    genReqId: () => `req_${(++requestCount).toString(16).padStart(8, '0')}`,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16_384 },
+    // A path segment that is not valid percent-encoding.
+    frameworkErrors: (_error, request, reply) => {
+      const answer = fail(400, 'Malformed path');
+      deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
+      reply.header('x-request-id', request.id);
+      void send(deps, reply, answer);
+    },
+  });
+
+  // Bodies of any content type are read as bytes; JSON is parsed in the pipeline, after the key check.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = pathname(request.url);
+    const answer = fail(404, `Not found: ${request.method} ${path}`);
+    if (!path.startsWith('/_emulator/')) deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
+    return send(deps, reply, answer);
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Only the body parser throws here (the routes answer their own errors).
+    const config = request.routeOptions.config as Partial<RouteConfig>;
+    let answer: EmulatorResponse;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      answer = fail(413, `Request body exceeds ${deps.maxBodyBytes} bytes`, { connection: 'close' });
+    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      answer = fail(error.statusCode, error.message);
+    } else {
+      answer = errorResponse(deps, config.kind === 'service' ? config.route!.name : 'admin', error);
+    }
+    if (config.kind === 'service') deps.stats.recordRequest(config.route!.name, answer.status);
+    else if (config.kind !== 'admin') deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
+    return send(deps, reply, answer);
+  });
+
+  for (const route of deps.routes) {
+    app.route({ method: route.method, url: route.pattern, config: { kind: 'service', route } satisfies RouteConfig, handler: (request, reply) => serve(deps, route, request, reply) });
+  }
+  for (const route of deps.adminRoutes) {
+    app.route({ method: route.method, url: route.pattern, config: { kind: 'admin', route } satisfies RouteConfig, handler: (request, reply) => serveAdmin(deps, route, request, reply) });
+  }
+  addMethodNotAllowed(app, deps, deps.routes, false);
+  addMethodNotAllowed(app, deps, deps.adminRoutes, true);
+  return app;
 }
 
-async function handle(deps: PipelineDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://emulator');
-  const method = request.method ?? 'GET';
-  const path = url.pathname;
-  if (path.startsWith('/_emulator/')) {
-    await writeResponse(response, await handleAdmin(deps, request, method, url));
-    return;
+/** For each path, a 405 with `Allow` for the methods it has no route for. */
+function addMethodNotAllowed(app: FastifyInstance, deps: PipelineDeps, routes: readonly { method: string; pattern: string }[], admin: boolean): void {
+  const methodsByPattern = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const methods = methodsByPattern.get(route.pattern) ?? new Set<string>();
+    methods.add(route.method);
+    methodsByPattern.set(route.pattern, methods);
   }
-  const match = deps.router.match(method, path);
-  if (match.kind !== 'found') {
-    const answer = match.kind === 'methodNotAllowed'
-      ? fail(405, `Method ${method} not allowed on ${path}`, { allow: match.allowed.join(', ') })
-      : match.kind === 'badPath' ? fail(400, 'Malformed path') : fail(404, `Not found: ${method} ${path}`);
-    deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-    await writeResponse(response, answer);
-    return;
+  for (const [pattern, methods] of methodsByPattern) {
+    const allowed = [...methods].sort().join(', ');
+    const others = METHODS.filter((method) => !methods.has(method));
+    app.route({
+      method: others,
+      url: pattern,
+      config: { kind: 'methodNotAllowed', allowed, admin } satisfies RouteConfig,
+      handler: (request, reply) => {
+        const answer = fail(405, `Method ${request.method} not allowed on ${pathname(request.url)}`, { allow: allowed });
+        if (!admin) deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
+        return send(deps, reply, answer);
+      },
+    });
   }
-  const { route, params } = match;
+}
+
+async function serve(deps: PipelineDeps, route: EmulatorRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   let handlerRan = false;
   let answer: EmulatorResponse;
   try {
-    const raw = await readBody(request, deps.maxBodyBytes);
     const account = authenticate(deps, request, route);
     await injectBeforeHandler(deps, route.name, account);
-    const body = parseJsonBody(raw);
+    const body = parseJsonBody(request.body);
     handlerRan = true;
-    answer = await route.handle({ method, path, params, query: url.searchParams, body, headers: request.headers, account });
+    answer = await route.handle({ ...requestParts(request), body, account });
   } catch (error) {
     answer = errorResponse(deps, route.name, error);
   }
   if (handlerRan && deps.faults.dropAfterProcessing(route.name)) {
     deps.stats.recordDroppedConnection(route.name);
-    request.socket.destroy();
-    return;
+    reply.hijack();
+    request.raw.socket.destroy();
+    return reply;
   }
   if (answer.status < 300 && 'json' in answer && isStatusBody(answer.json) && deps.faults.unknownStatus(route.name)) {
     answer = { ...answer, json: { ...answer.json, status: UNKNOWN_STATUS } };
   }
-  if (answer.status === 413) response.setHeader('connection', 'close');
   deps.stats.recordRequest(route.name, answer.status);
-  await writeResponse(response, answer);
+  return send(deps, reply, answer);
+}
+
+async function serveAdmin(deps: PipelineDeps, route: AdminRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  let answer: EmulatorResponse;
+  try {
+    answer = await route.handle({ ...requestParts(request), body: parseJsonBody(request.body) });
+  } catch (error) {
+    answer = errorResponse(deps, 'admin', error);
+  }
+  return send(deps, reply, answer);
+}
+
+function requestParts(request: FastifyRequest): Omit<EmulatorRequest, 'account' | 'body'> {
+  const question = request.url.indexOf('?');
+  return {
+    method: request.method,
+    path: question < 0 ? request.url : request.url.slice(0, question),
+    params: request.params as Record<string, string>,
+    query: new URLSearchParams(question < 0 ? '' : request.url.slice(question + 1)),
+    headers: request.headers,
+  };
 }
 
 /** The state an `unknownStatusRate` fault answers with: none of the spec's. */
@@ -97,8 +188,20 @@ export const UNKNOWN_STATUS = 'reticulating';
 const isStatusBody = (json: unknown): json is Record<string, unknown> & { status: string } =>
   typeof json === 'object' && json !== null && !Array.isArray(json) && typeof (json as { status?: unknown }).status === 'string';
 
-function authenticate(deps: PipelineDeps, request: IncomingMessage, route: EmulatorRoute): Account {
-  const key = headerValue(request, 'x-api-key')?.trim();
+/** Parses a JSON body; an empty body is `undefined`, invalid JSON a 400. */
+function parseJsonBody(raw: unknown): unknown {
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw EmulatorHttpError.of(400, `Invalid JSON body: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function authenticate(deps: PipelineDeps, request: FastifyRequest, route: EmulatorRoute): Account {
+  const header = request.headers['x-api-key'];
+  const key = (Array.isArray(header) ? header[0] : header)?.trim();
   const account = key ? deps.accounts.find(key) : undefined;
   if (!account) throw EmulatorHttpError.of(401, 'Invalid API key');
   if (route.requiresInference && !account.permissions.has('inference')) {
@@ -123,29 +226,47 @@ async function injectBeforeHandler(deps: PipelineDeps, routeName: string, accoun
   }
 }
 
-async function handleAdmin(deps: PipelineDeps, request: IncomingMessage, method: string, url: URL): Promise<EmulatorResponse> {
-  const match = deps.adminRouter.match(method, url.pathname);
-  if (match.kind === 'methodNotAllowed') return fail(405, `Method ${method} not allowed on ${url.pathname}`, { allow: match.allowed.join(', ') });
-  if (match.kind !== 'found') return fail(404, `Not found: ${method} ${url.pathname}`);
-  try {
-    const body = parseJsonBody(await readBody(request, deps.maxBodyBytes));
-    return await match.route.handle({ method, path: url.pathname, params: match.params, query: url.searchParams, body, headers: request.headers });
-  } catch (error) {
-    return errorResponse(deps, 'admin', error);
-  }
-}
-
 function errorResponse(deps: PipelineDeps, routeName: string, error: unknown): EmulatorResponse {
   if (error instanceof EmulatorHttpError) return { status: error.status, json: error.body, headers: error.headers };
   deps.log(`emulator: internal error on route ${routeName}: ${describe(error)}`);
   return fail(500, INTERNAL_ERROR);
 }
 
+/** Sends a JSON, raw or SSE answer. */
+function send(deps: PipelineDeps, reply: FastifyReply, answer: EmulatorResponse): FastifyReply {
+  reply.code(answer.status);
+  if (answer.headers) reply.headers(answer.headers);
+  if ('json' in answer) return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
+  if ('raw' in answer) return reply.type(answer.contentType).send(Buffer.from(answer.raw.buffer, answer.raw.byteOffset, answer.raw.byteLength));
+  reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
+  // A caller that hangs up ends the stream: fastify destroys it, and the generator's `finally` blocks run.
+  return reply.send(Readable.from(sseEvents(deps, reply, answer.sse)));
+}
+
+async function* sseEvents(deps: PipelineDeps, reply: FastifyReply, payloads: AsyncIterable<string>): AsyncGenerator<string> {
+  try {
+    for await (const payload of payloads) yield formatSseEvent(payload);
+  } catch (error) {
+    // The status is gone already: all that is left is to cut the connection (fastify does) and say why.
+    deps.log(`emulator: failed while answering ${reply.request.method} ${logPath(reply.request.url)}: ${describe(error)}`);
+    throw error;
+  }
+}
+
+/** One SSE event: every line of `payload` as a `data:` line, then a blank line. */
+export function formatSseEvent(payload: string): string {
+  return `${payload.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n')}\n\n`;
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
+function pathname(url: string): string {
+  return new URL(url, 'http://emulator').pathname;
+}
+
 /** The request path for logs, with the API key of operator account routes masked. */
-function pathOf(request: IncomingMessage): string {
-  return ((request.url ?? '/').split('?')[0] ?? '/').replace(/^\/_emulator\/accounts\/[^/]+/, '/_emulator/accounts/[key]');
+function logPath(url: string): string {
+  return (url.split('?')[0] ?? '/').replace(/^\/_emulator\/accounts\/[^/]+/, '/_emulator/accounts/[key]');
 }
