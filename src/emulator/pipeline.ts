@@ -61,10 +61,9 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
     genReqId: () => `req_${(++requestCount).toString(16).padStart(8, '0')}`,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16_384 },
     // A path segment that is not valid percent-encoding.
-    frameworkErrors: (_error, request, reply) => {
+    frameworkErrors: (_error, _request, reply) => {
       const answer = fail(400, 'Malformed path');
       deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-      reply.header('x-request-id', request.id);
       void send(deps, reply, answer);
     },
   });
@@ -72,11 +71,6 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
   // Bodies of any content type are read as bytes; JSON is parsed in the pipeline, after the key check.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
 
   app.setNotFoundHandler((request, reply) => {
     const path = pathname(request.url);
@@ -232,9 +226,9 @@ function errorResponse(deps: PipelineDeps, routeName: string, error: unknown): E
   return fail(500, INTERNAL_ERROR);
 }
 
-/** Sends a JSON, raw or SSE answer. */
+/** Sends a JSON, raw or SSE answer, tagged with the request id. */
 function send(deps: PipelineDeps, reply: FastifyReply, answer: EmulatorResponse): FastifyReply {
-  reply.code(answer.status);
+  reply.code(answer.status).header('x-request-id', reply.request.id);
   if (answer.headers) reply.headers(answer.headers);
   if ('json' in answer) return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
   if ('raw' in answer) return reply.type(answer.contentType).send(Buffer.from(answer.raw.buffer, answer.raw.byteOffset, answer.raw.byteLength));
