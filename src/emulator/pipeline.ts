@@ -64,7 +64,7 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
     frameworkErrors: (_error, _request, reply) => {
       const answer = fail(400, 'Malformed path');
       deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-      void send(deps, reply, answer);
+      (reply as FastifyReply).send(body(deps, reply as FastifyReply, answer));
     },
   });
 
@@ -76,7 +76,7 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
     const path = pathname(request.url);
     const answer = fail(404, `Not found: ${request.method} ${path}`);
     if (!path.startsWith('/_emulator/')) deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-    return send(deps, reply, answer);
+    reply.send(body(deps, reply, answer));
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -92,7 +92,7 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
     }
     if (config.kind === 'service') deps.stats.recordRequest(config.route!.name, answer.status);
     else if (config.kind !== 'admin') deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-    return send(deps, reply, answer);
+    reply.send(body(deps, reply, answer));
   });
 
   for (const route of deps.routes) {
@@ -124,13 +124,14 @@ function addMethodNotAllowed(app: FastifyInstance, deps: PipelineDeps, routes: r
       handler: (request, reply) => {
         const answer = fail(405, `Method ${request.method} not allowed on ${pathname(request.url)}`, { allow: allowed });
         if (!admin) deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-        return send(deps, reply, answer);
+        reply.send(body(deps, reply, answer));
       },
     });
   }
 }
 
-async function serve(deps: PipelineDeps, route: EmulatorRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+/** A service route's answer: the body for fastify to send, or undefined once the connection is dropped. */
+async function serve(deps: PipelineDeps, route: EmulatorRoute, request: FastifyRequest, reply: FastifyReply): Promise<Payload | undefined> {
   let handlerRan = false;
   let answer: EmulatorResponse;
   try {
@@ -146,23 +147,23 @@ async function serve(deps: PipelineDeps, route: EmulatorRoute, request: FastifyR
     deps.stats.recordDroppedConnection(route.name);
     reply.hijack();
     request.raw.socket.destroy();
-    return reply;
+    return undefined;
   }
   if (answer.status < 300 && 'json' in answer && isStatusBody(answer.json) && deps.faults.unknownStatus(route.name)) {
     answer = { ...answer, json: { ...answer.json, status: UNKNOWN_STATUS } };
   }
   deps.stats.recordRequest(route.name, answer.status);
-  return send(deps, reply, answer);
+  return body(deps, reply, answer);
 }
 
-async function serveAdmin(deps: PipelineDeps, route: AdminRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function serveAdmin(deps: PipelineDeps, route: AdminRoute, request: FastifyRequest, reply: FastifyReply): Promise<Payload> {
   let answer: EmulatorResponse;
   try {
     answer = await route.handle({ ...requestParts(request), body: parseJsonBody(request.body) });
   } catch (error) {
     answer = errorResponse(deps, 'admin', error);
   }
-  return send(deps, reply, answer);
+  return body(deps, reply, answer);
 }
 
 function requestParts(request: FastifyRequest): Omit<EmulatorRequest, 'account' | 'body'> {
@@ -226,15 +227,28 @@ function errorResponse(deps: PipelineDeps, routeName: string, error: unknown): E
   return fail(500, INTERNAL_ERROR);
 }
 
-/** Sends a JSON, raw or SSE answer, tagged with the request id. */
-function send(deps: PipelineDeps, reply: FastifyReply, answer: EmulatorResponse): FastifyReply {
+/** What fastify sends: serialised JSON, bytes, or a stream of SSE events. */
+type Payload = string | Buffer | Readable;
+
+/**
+ * Sets the status and headers of a JSON, raw or SSE answer (tagged with the request id) and returns the
+ * body. Handlers return it rather than send it: an async handler that sent and returned `reply` would
+ * have fastify wait on the reply as a promise, which costs every request.
+ */
+function body(deps: PipelineDeps, reply: FastifyReply, answer: EmulatorResponse): Payload {
   reply.code(answer.status).header('x-request-id', reply.request.id);
   if (answer.headers) reply.headers(answer.headers);
-  if ('json' in answer) return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
-  if ('raw' in answer) return reply.type(answer.contentType).send(Buffer.from(answer.raw.buffer, answer.raw.byteOffset, answer.raw.byteLength));
+  if ('json' in answer) {
+    reply.type('application/json; charset=utf-8');
+    return JSON.stringify(answer.json);
+  }
+  if ('raw' in answer) {
+    reply.type(answer.contentType);
+    return Buffer.from(answer.raw.buffer, answer.raw.byteOffset, answer.raw.byteLength);
+  }
   reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
   // A caller that hangs up ends the stream: fastify destroys it, and the generator's `finally` blocks run.
-  return reply.send(Readable.from(sseEvents(deps, reply, answer.sse)));
+  return Readable.from(sseEvents(deps, reply, answer.sse));
 }
 
 async function* sseEvents(deps: PipelineDeps, reply: FastifyReply, payloads: AsyncIterable<string>): AsyncGenerator<string> {
