@@ -30,11 +30,10 @@ export interface PipelineDeps {
 export const UNMATCHED_ROUTE = 'unmatched';
 const INTERNAL_ERROR = 'Internal server error, please try again later';
 
-/** What each fastify route carries in its `config`: the emulator route it serves, or the methods a path allows. */
-type RouteConfig =
-  | { kind: 'service'; route: EmulatorRoute }
-  | { kind: 'admin'; route: AdminRoute }
-  | { kind: 'methodNotAllowed'; allowed: string; admin: boolean };
+/** What each fastify route carries in its `config`: the route name its answers count under in stats (none for operator routes). */
+interface RouteConfig {
+  countAs?: string;
+}
 
 /** Methods a path answers 405 for when it has no route of that method (HEAD included: no implicit HEAD routes). */
 const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'] as const;
@@ -81,25 +80,25 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // Only the body parser throws here (the routes answer their own errors).
-    const config = request.routeOptions.config as Partial<RouteConfig>;
+    const countAs = 'countAs' in request.routeOptions.config ? (request.routeOptions.config as RouteConfig).countAs
+      : pathname(request.url).startsWith('/_emulator/') ? undefined : UNMATCHED_ROUTE;
     let answer: EmulatorResponse;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       answer = fail(413, `Request body exceeds ${deps.maxBodyBytes} bytes`, { connection: 'close' });
     } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       answer = fail(error.statusCode, error.message);
     } else {
-      answer = errorResponse(deps, config.kind === 'service' ? config.route!.name : 'admin', error);
+      answer = errorResponse(deps, countAs ?? 'admin', error);
     }
-    if (config.kind === 'service') deps.stats.recordRequest(config.route!.name, answer.status);
-    else if (config.kind !== 'admin') deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
+    if (countAs !== undefined) deps.stats.recordRequest(countAs, answer.status);
     reply.send(body(deps, reply, answer));
   });
 
   for (const route of deps.routes) {
-    app.route({ method: route.method, url: route.pattern, config: { kind: 'service', route } satisfies RouteConfig, handler: (request, reply) => serve(deps, route, request, reply) });
+    app.route({ method: route.method, url: route.pattern, config: { countAs: route.name } satisfies RouteConfig, handler: (request, reply) => serve(deps, route, request, reply) });
   }
   for (const route of deps.adminRoutes) {
-    app.route({ method: route.method, url: route.pattern, config: { kind: 'admin', route } satisfies RouteConfig, handler: (request, reply) => serveAdmin(deps, route, request, reply) });
+    app.route({ method: route.method, url: route.pattern, config: { countAs: undefined } satisfies RouteConfig, handler: (request, reply) => serveAdmin(deps, route, request, reply) });
   }
   addMethodNotAllowed(app, deps, deps.routes, false);
   addMethodNotAllowed(app, deps, deps.adminRoutes, true);
@@ -120,7 +119,7 @@ function addMethodNotAllowed(app: FastifyInstance, deps: PipelineDeps, routes: r
     app.route({
       method: others,
       url: pattern,
-      config: { kind: 'methodNotAllowed', allowed, admin } satisfies RouteConfig,
+      config: { countAs: admin ? undefined : UNMATCHED_ROUTE } satisfies RouteConfig,
       handler: (request, reply) => {
         const answer = fail(405, `Method ${request.method} not allowed on ${pathname(request.url)}`, { allow: allowed });
         if (!admin) deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
@@ -262,7 +261,7 @@ async function* sseEvents(deps: PipelineDeps, reply: FastifyReply, payloads: Asy
 }
 
 /** One SSE event: every line of `payload` as a `data:` line, then a blank line. */
-export function formatSseEvent(payload: string): string {
+function formatSseEvent(payload: string): string {
   return `${payload.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n')}\n\n`;
 }
 

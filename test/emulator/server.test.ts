@@ -77,6 +77,11 @@ describe('emulator server', () => {
     const answer = await rawCall(emulator, 'POST', '/search', { body: { query: 'x'.repeat(5000) } });
     expect(answer.status).toBe(413);
     expect(answer.json).toEqual({ success: false, error: 'Request body exceeds 2048 bytes' });
+    expect(answer.headers.get('connection')).toBe('close');
+    expect(emulator.stats.snapshot().requests).toEqual({ search: { 413: 1 } });
+    const operator = await rawCall(emulator, 'POST', '/_emulator/faults', { body: { '*': { errorRate: 0 }, pad: 'x'.repeat(5000) }, apiKey: null });
+    expect(operator.status).toBe(413);
+    expect(emulator.stats.snapshot().requests).toEqual({ search: { 413: 1 } });
   });
 
   it('reads the API key header whatever its case', async () => {
