@@ -1,38 +1,23 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { extension as mimeExtension, lookup } from 'mime-types';
 import type { Task } from '../api';
 
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  '.md': 'text/markdown; charset=utf-8',
-  '.json': 'application/json',
-  '.toon': 'text/plain; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.csv': 'text/csv',
-  '.pdf': 'application/pdf',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.svg': 'image/svg+xml',
-  '.webp': 'image/webp',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-};
+/** Types mime-db does not name (TOON, JSON Lines). */
+const OWN_TYPES: ReadonlyMap<string, string> = new Map([['.toon', 'text/plain'], ['.jsonl', 'application/x-ndjson']]);
+/** Text types labelled UTF-8 (the reports and notes written here); the rest come bare, as mime-db names them. */
+const UTF8_TEXT = new Set(['text/markdown', 'text/plain']);
 
-/** Extensions for the deliverable types the service names (CSV, Excel, PowerPoint, Word, PDF). */
-const DELIVERABLE_EXTENSIONS: Readonly<Record<string, string>> = {
-  csv: '.csv', excel: '.xlsx', xlsx: '.xlsx', powerpoint: '.pptx', pptx: '.pptx', word: '.docx', docx: '.docx', pdf: '.pdf',
-};
+/** Deliverable types the service names by product rather than by extension. */
+const DELIVERABLE_SYNONYMS: ReadonlyMap<string, string> = new Map([['excel', 'xlsx'], ['powerpoint', 'pptx'], ['word', 'docx']]);
 
 const MAX_NAME = 100;
-const JSON_TYPE = 'application/json';
-const TEXT_TYPE = 'text/plain; charset=utf-8';
-const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 
 /** The content type of a key from its extension (`application/octet-stream` when unknown). */
 export function contentTypeOf(key: string): string {
-  return CONTENT_TYPES[path.extname(key).toLowerCase()] ?? 'application/octet-stream';
+  const extension = path.extname(key).toLowerCase();
+  const type = OWN_TYPES.get(extension) ?? (lookup(extension) || 'application/octet-stream');
+  return UTF8_TEXT.has(type) ? `${type}; charset=utf-8` : type;
 }
 
 /**
@@ -57,16 +42,15 @@ export function withExtension(name: string, extension: string | undefined): stri
   return extension && !path.extname(name) ? `${name}${extension}` : name;
 }
 
-/** The extension a deliverable should get from its declared type, if known. */
+/**
+ * The extension a deliverable should get from its declared type, if known: a product name (`excel`), an
+ * extension (`xlsx`, `csv`) or a content type (`text/csv`).
+ */
 export function deliverableExtension(type: string | undefined): string | undefined {
-  return type ? DELIVERABLE_EXTENSIONS[type.toLowerCase()] : undefined;
-}
-
-/** The usual extension of a content type (`image/png` -> `.png`), if this module knows it. */
-export function extensionForContentType(contentType: unknown): string | undefined {
-  if (typeof contentType !== 'string') return undefined;
-  const bare = contentType.split(';')[0]?.trim().toLowerCase();
-  return Object.entries(CONTENT_TYPES).find(([, type]) => type.split(';')[0] === bare)?.[0];
+  const name = type?.trim().toLowerCase();
+  if (!name) return undefined;
+  const extension = DELIVERABLE_SYNONYMS.get(name) ?? (/^[a-z0-9]+$/.test(name) && lookup(name) ? name : mimeExtension(name));
+  return extension ? `.${extension}` : undefined;
 }
 
 /** Makes `name` unique within `taken` by adding `-2`, `-3`... before the extension; records it. */
@@ -90,13 +74,12 @@ export interface RenderedReport {
 export function renderReport(task: Pick<Task, 'output' | 'output_type'>): RenderedReport | undefined {
   const { output } = task;
   if (output === undefined) return undefined;
-  if (typeof output !== 'string') {
-    return { fileName: 'report.json', body: `${JSON.stringify(output, null, 2)}\n`, contentType: JSON_TYPE };
-  }
+  const report = (fileName: string, body: string): RenderedReport => ({ fileName, body, contentType: contentTypeOf(fileName) });
+  if (typeof output !== 'string') return report('report.json', `${JSON.stringify(output, null, 2)}\n`);
   // A JSON output that arrives as text is stored as sent, not re-quoted.
-  if (task.output_type === 'json') return { fileName: 'report.json', body: output, contentType: JSON_TYPE };
-  if (task.output_type === 'toon') return { fileName: 'report.toon', body: output, contentType: TEXT_TYPE };
-  return { fileName: 'report.md', body: output, contentType: MARKDOWN_TYPE };
+  if (task.output_type === 'json') return report('report.json', output);
+  if (task.output_type === 'toon') return report('report.toon', output);
+  return report('report.md', output);
 }
 
 /** The task's sources as pretty JSON, or undefined when it has none. */

@@ -3,6 +3,7 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import { estimateItem } from '../pipelines/estimate';
 import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
 import { csvText } from './csv-text';
+import { contentTypeOf } from './filenames';
 import { csvCell, csvColumns, jsonlLine, markdownIndex, outputSchemaOf, resultScope, type ItemResultView } from '../pipelines/fan-in';
 import { renderSynthesisRequest, type ItemRequest } from '../pipelines/render-item';
 import { renderTemplate } from '../shared/template';
@@ -120,9 +121,11 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
     const scope = { params: context.params, pipeline: context.pipeline, run: context.run };
     const schema = outputSchemaOf(definition);
     const files = definition.outputs.map((output) => {
-      const name = renderTemplate(output.file ?? `results.${output.format === 'markdown' ? 'md' : output.format}`, scope);
+      const fileName = `results.${output.format === 'markdown' ? 'md' : output.format}`;
+      const name = renderTemplate(output.file ?? fileName, scope);
       if (name.split('/').some((part) => part === '..' || part.startsWith('.'))) throw invalidInput(`outputs.file: "${name}" must stay inside the run's folder`);
-      return { output, key: `${prefix}/outputs/${name}`, columns: output.columns ? csvColumns(output.columns, schema) : [], lines: [] as string[], rows: [] as string[][] };
+      // The type follows the format, whatever extension the file was given.
+      return { output, key: `${prefix}/outputs/${name}`, contentType: contentTypeOf(fileName), columns: output.columns ? csvColumns(output.columns, schema) : [], lines: [] as string[], rows: [] as string[][] };
     });
     const views: ItemResultView[] = [];
     const current = new Map<string, ComparableItem>();
@@ -149,8 +152,7 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
             title: `${definition.name}: run ${input.runKey}`, indexKey: file.key, views, totals: input.ledger,
             ...(input.synthesis ? { synthesis: { key: input.synthesis.key } } : {}), ...(changes ? { changes: { key: changes.key } } : {}),
           });
-      const type = file.output.format === 'jsonl' ? 'application/x-ndjson' : file.output.format === 'csv' ? 'text/csv' : 'text/markdown; charset=utf-8';
-      written.push(await store.put(file.key, body, type));
+      written.push(await store.put(file.key, body, file.contentType));
     }
     if (input.completed) await store.put(latestKey(definition.name), `${JSON.stringify({ runKey: input.runKey, prefix })}\n`, 'application/json');
     const folderUri = written[0] ? written[0].uri.slice(0, written[0].uri.length - (written[0].key.length - `${prefix}/outputs`.length)) : '';
@@ -164,7 +166,7 @@ export function pipelineFanInActivities(deps: ActivityDeps) {
     if (previous.prefix === prefix) return undefined;
     const report = compareRuns({ run: previous.runKey, items: await previousItems(previous.prefix) }, { run: input.runKey, items: current });
     await store.put(`${prefix}/outputs/changes.json`, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
-    return store.put(`${prefix}/outputs/changes.md`, formatChangeReport(report, input.definition.name), 'text/markdown; charset=utf-8');
+    return store.put(`${prefix}/outputs/changes.md`, formatChangeReport(report, input.definition.name), contentTypeOf('changes.md'));
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { z } from 'zod';
-import { isHelpExit, usageMessage, valueFor } from '../shared/usage';
+import { valueFor } from '../shared/usage';
 import { isLoopbackHost } from '../api/schemas/webhook-url';
 import type { EmulatorOptions } from './options';
 import { startEmulator } from './server';
@@ -66,51 +66,6 @@ export function emulatorOptionsFrom(raw: Record<string, unknown>): EmulatorOptio
     ? { research: { failureRate: flags.failureRate, capacity: flags.capacity } }
     : {};
   return { port: flags.port, host: flags.host, seed: flags.seed, speed: flags.speed, defaultCreditsUsd: flags.credits, ...research };
-}
-
-/** `rp emulator` wrapped in an `rp` parent, so help reads "Usage: rp emulator" when parsed alone. */
-function standaloneEmulatorCommand(): { parent: Command; command: Command } {
-  const silent = { writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined };
-  const parent = new Command('rp').exitOverride().configureOutput(silent);
-  const command = emulatorCommand();
-  command.copyInheritedSettings(parent);
-  parent.addCommand(command);
-  return { parent, command };
-}
-
-/** Usage text of `rp emulator`, generated from its commander definition. */
-export function emulatorUsage(): string {
-  return standaloneEmulatorCommand().command.helpInformation();
-}
-
-/** Usage text of `rp emulator` (kept as a constant for the package's public API). */
-export const EMULATOR_USAGE = emulatorUsage();
-
-/** Parses `rp emulator` arguments into emulator options, or returns `help`. */
-export function parseEmulatorArgs(argv: readonly string[]): EmulatorOptions | 'help' {
-  const { parent, command } = standaloneEmulatorCommand();
-  try {
-    parent.parse(['emulator', ...argv], { from: 'user' });
-  } catch (error) {
-    if (isHelpExit(error)) return 'help';
-    if (error instanceof CommanderError) throw new EmulatorCommandError(usageMessage(error));
-    throw error;
-  }
-  return emulatorOptionsFrom(command.opts());
-}
-
-/**
- * `rp emulator`: starts the emulator, prints its URL and the default API key (the one place a key is
- * printed: the operator needs it), and stops cleanly on SIGINT or SIGTERM.
- */
-export async function runEmulatorCommand(argv: string[], io: Partial<EmulatorCommandIo> = {}): Promise<void> {
-  const stdout = io.stdout ?? ((text: string) => void process.stdout.write(text));
-  const options = parseEmulatorArgs(argv);
-  if (options === 'help') {
-    stdout(emulatorUsage());
-    return;
-  }
-  await serveEmulator(options, io);
 }
 
 /** Serves the emulator with `options` until SIGINT or SIGTERM (what `rp emulator` does once its flags are checked). */

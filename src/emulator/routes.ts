@@ -34,12 +34,5 @@ export function serviceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
     ...workflowRoutes(deps.workflows, () => deps.ctx.clock.now()),
     ...research.routes,
   ];
-  const seen = new Map<string, string>();
-  for (const route of routes) {
-    const key = `${route.method} ${route.pattern}`;
-    const previous = seen.get(key);
-    if (previous) throw new Error(`emulator routes "${previous}" and "${route.name}" both claim ${key}`);
-    seen.set(key, route.name);
-  }
   return { routes, close: () => research.close() };
 }

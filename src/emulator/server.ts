@@ -1,14 +1,12 @@
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountBook, type AccountSpec } from './accounts';
 import { adminRoutes } from './admin';
 import { scaledClock, systemClock } from './clock';
 import { FaultInjector } from './faults';
 import { EmulatorOptionsError, parseEmulatorOptions, type EmulatorOptions, type ParsedEmulatorOptions } from './options';
-import { createRequestListener } from './pipeline';
+import { createEmulatorApp } from './pipeline';
 import { createRandom, randomSeed } from './random';
 import { RateLimiter } from './rate-limit';
-import { Router } from './router';
 import { serviceRoutes } from './routes';
 import { StatsRecorder } from './stats';
 import { trackedClock, type TrackedClock } from './tracked-clock';
@@ -62,18 +60,6 @@ function checkRouteNames(parsed: ParsedEmulatorOptions, names: ReadonlySet<strin
   if (issues.length > 0) throw new EmulatorOptionsError(issues);
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address();
-      if (address === null || typeof address === 'string') reject(new Error('emulator server has no TCP address'));
-      else resolve(address);
-    });
-  });
-}
-
 /** Starts the emulator on loopback (a free port by default); options are validated first. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const parsed = parseEmulatorOptions(options);
@@ -91,18 +77,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   checkRouteNames(parsed, routeNames);
   faults.replace(parsed.faults ?? {});
   const log = parsed.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const server = createServer(createRequestListener({
-    router: new Router(routes),
-    adminRouter: new Router(adminRoutes({ accounts, stats, faults, routeNames })),
+  const app = createEmulatorApp({
+    routes,
+    adminRoutes: adminRoutes({ accounts, stats, faults, routeNames }),
     accounts,
     stats,
     faults,
     rateLimiter: new RateLimiter(parsed.rateLimit, () => clock.now()),
     maxBodyBytes: parsed.maxBodyBytes ?? 1024 * 1024,
     log,
-  }));
+  });
   const host = (parsed.host ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
-  const address = await listen(server, parsed.port ?? 0, host);
+  await app.listen({ port: parsed.port ?? 0, host });
+  const address = app.server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   baseUrl = `${origin}/v1`;
   let closing: Promise<void> | undefined;
@@ -117,12 +104,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faults,
     context,
     close: () => {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= (async () => {
         clock.cancelAll();
         closeResearch();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+        await app.close();
+      })();
       return closing;
     },
   };

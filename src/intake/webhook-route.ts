@@ -3,12 +3,12 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { WebhookSecretStore } from '../shared/webhook-secrets';
 import { verifyWebhookSignature, webhookRouteTokenMatches } from '../api/webhooks';
 import { webhookReceivedSignal } from '../workflows/definitions';
 import type { WebhookNotice } from '../domain/messages';
-import { DeliveryMemory } from './delivery-memory';
 import { callTemporal, errorBody, grpcCode, IntakeError } from './errors';
 
 /**
@@ -95,7 +95,10 @@ const rejectionText: Record<WebhookRejection, string> = {
  */
 export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (app, options) => {
   const { client, secrets, intakeKey, metrics, now } = options;
-  const memory = new DeliveryMemory(options.toleranceSeconds * 1000);
+  // Deliveries already passed to a workflow, each kept until its timestamp leaves the tolerance window (the
+  // signature check refuses it after that), so a repeat inside the window is answered without a signal.
+  // Bounded: past 100,000 the least recent go first. Time is the intake's clock, read on every check.
+  const delivered = new LRUCache<string, true>({ max: 100_000, ttlResolution: 0, perf: { now } });
   // Answered here rather than thrown: a flood of forged deliveries should cost no stack traces.
   const reject = (reply: FastifyReply, reason: WebhookRejection, status: 401 | 403 = 401) => {
     metrics.record({ ok: false, reason });
@@ -126,7 +129,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     // A delivery id (signed, stable across retries) names a duplicate best; without one, the exact signature
     // does. Keyed by workflow too: only a repeat to the same workflow is a duplicate.
     const seen = `${workflowId}\n${body.delivery_id ? `id:${body.delivery_id}` : `sig:${signature!}`}`;
-    if (memory.has(seen, at)) {
+    if (delivered.has(seen)) {
       metrics.record({ ok: true, duplicate: true });
       return { delivered: false, workflowId };
     }
@@ -146,7 +149,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
       metrics.record({ ok: true, duplicate: true });
       return { delivered: false, workflowId };
     }
-    memory.add(seen, Number(timestamp), at);
+    delivered.set(seen, true, { start: Number(timestamp) * 1000, ttl: options.toleranceSeconds * 1000 });
     metrics.record({ ok: true });
     return { delivered: true, workflowId };
   });

@@ -1,4 +1,4 @@
-import { renderReport, safeFileName, safeSegment, uniqueName, withExtension } from '../../src/activities/filenames';
+import { contentTypeOf, deliverableExtension, renderReport, safeFileName, safeSegment, uniqueName, withExtension } from '../../src/activities/filenames';
 
 describe('safeFileName', () => {
   test.each([
@@ -41,5 +41,34 @@ describe('names', () => {
 
   test('a JSON output sent as text is stored as sent', () => {
     expect(renderReport({ output: '{"a":1}', output_type: 'json' })).toEqual({ fileName: 'report.json', body: '{"a":1}', contentType: 'application/json' });
+  });
+});
+
+describe('content types and extensions', () => {
+  test.each([
+    ['r/report.md', 'text/markdown; charset=utf-8'],
+    ['r/report.json', 'application/json'],
+    ['r/report.toon', 'text/plain; charset=utf-8'],
+    ['r/notes.TXT', 'text/plain; charset=utf-8'],
+    ['r/table.csv', 'text/csv'],
+    ['r/items.jsonl', 'application/x-ndjson'],
+    ['r/report.pdf', 'application/pdf'],
+    ['r/images/chart.png', 'image/png'],
+    ['r/images/photo.jpeg', 'image/jpeg'],
+    ['r/images/logo.svg', 'image/svg+xml'],
+    ['r/model.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    ['r/memo.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ['r/deck.pptx', 'application/vnd.openxmlformats-officedocument.presentationml.presentation'],
+    ['r/no-extension', 'application/octet-stream'],
+    ['r/data.unknownext', 'application/octet-stream'],
+  ])('%s is stored as %s', (key, type) => {
+    expect(contentTypeOf(key)).toBe(type);
+  });
+
+  test.each([
+    ['csv', '.csv'], ['Excel', '.xlsx'], ['xlsx', '.xlsx'], ['powerpoint', '.pptx'], ['pptx', '.pptx'], ['word', '.docx'], ['DOCX', '.docx'], ['pdf', '.pdf'],
+    ['text/csv', '.csv'], ['application/pdf', '.pdf'], ['chart', undefined], ['constructor', undefined], ['', undefined], [undefined, undefined],
+  ])('a deliverable of type %j gets the extension %j', (type, extension) => {
+    expect(deliverableExtension(type)).toBe(extension);
   });
 });

@@ -1,19 +1,23 @@
 import { EventEmitter } from 'node:events';
-import { EmulatorCommandError, parseEmulatorArgs, runEmulatorCommand } from '../../src/emulator/command';
+import { main } from '../../src/cli';
+import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom, serveEmulator } from '../../src/emulator/command';
+
+/** The options `rp emulator` starts the emulator with for `argv`: its commander definition, then its checks. */
+function optionsFor(argv: string[]) {
+  const command = emulatorCommand().exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined }).action(() => undefined);
+  command.parse(argv, { from: 'user' });
+  return emulatorOptionsFrom(command.opts());
+}
 
 describe('rp emulator arguments', () => {
   it('turns flags into emulator options', () => {
-    expect(parseEmulatorArgs(['--port', '8787', '--host=localhost', '--seed', '42', '--speed', '60', '--credits', '5', '--failure-rate', '0.1', '--capacity', '3'])).toEqual({
+    expect(optionsFor(['--port', '8787', '--host=localhost', '--seed', '42', '--speed', '60', '--credits', '5', '--failure-rate', '0.1', '--capacity', '3'])).toEqual({
       port: 8787, host: 'localhost', seed: 42, speed: 60, defaultCreditsUsd: 5, research: { failureRate: 0.1, capacity: 3 },
     });
   });
 
   it('keeps a non-numeric seed as text', () => {
-    expect(parseEmulatorArgs(['--seed', 'demo'])).toMatchObject({ seed: 'demo' });
-  });
-
-  it('answers help', () => {
-    expect(parseEmulatorArgs(['--help'])).toBe('help');
+    expect(optionsFor(['--seed', 'demo'])).toMatchObject({ seed: 'demo' });
   });
 
   it.each([
@@ -24,20 +28,28 @@ describe('rp emulator arguments', () => {
     [['--credits', '-1'], '--credits: must be a number of USD >= 0'],
     [['--failure-rate', '1.5'], '--failure-rate: must be a number from 0 to 1'],
     [['--capacity', '2.5'], '--capacity: must be a positive integer'],
-    [['--port'], '--port: needs a value'],
     [['--port', '--seed', '1'], '--port: needs a value'],
-    [['--verbose'], '--verbose: unknown option'],
   ])('rejects %j naming the flag and the rule', (argv, message) => {
-    expect(() => parseEmulatorArgs(argv)).toThrow(EmulatorCommandError);
-    expect(() => parseEmulatorArgs(argv)).toThrow(message);
+    expect(() => optionsFor(argv)).toThrow(EmulatorCommandError);
+    expect(() => optionsFor(argv)).toThrow(message);
+  });
+
+  it('prints its usage for --help', async () => {
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await expect(main(['emulator', '--help'])).resolves.toBe(0);
+      expect(stdout.mock.calls.map((call) => String(call[0])).join('')).toContain('Usage: rp emulator');
+    } finally {
+      stdout.mockRestore();
+    }
   });
 });
 
-describe('runEmulatorCommand', () => {
+describe('serveEmulator', () => {
   it('prints the URL and default key, serves until SIGTERM, then stops', async () => {
     const signals = new EventEmitter();
     const lines: string[] = [];
-    const running = runEmulatorCommand(['--seed', '5', '--credits', '7'], { stdout: (text) => lines.push(text), signals });
+    const running = serveEmulator(optionsFor(['--seed', '5', '--credits', '7']), { stdout: (text) => lines.push(text), signals });
     await waitFor(() => lines.some((line) => line.startsWith('API key: ')));
     const url = /listening on (\S+)/.exec(lines.join(''))?.[1] ?? '';
     const key = /API key: (\S+)/.exec(lines.join(''))?.[1] ?? '';
@@ -52,12 +64,6 @@ describe('runEmulatorCommand', () => {
     expect(lines.at(-1)).toBe('Emulator stopped.\n');
     expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0);
     await expect(fetch(`${url}/datasources/categories`)).rejects.toThrow();
-  });
-
-  it('prints usage for --help without starting', async () => {
-    const lines: string[] = [];
-    await runEmulatorCommand(['--help'], { stdout: (text) => lines.push(text) });
-    expect(lines.join('')).toContain('Usage: rp emulator');
   });
 });
 

@@ -37,6 +37,36 @@ describe('emulator server', () => {
     expect(answer.json).toMatchObject({ success: false });
   });
 
+  it('lists every method a path allows, and answers HEAD on a GET route with 405 too', async () => {
+    const patch = await rawCall(emulator, 'POST', '/workflows/weekly-market-brief');
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toBe('DELETE, GET, PATCH');
+    expect(patch.json).toEqual({ success: false, error: 'Method POST not allowed on /v1/workflows/weekly-market-brief' });
+    const head = await nodeRequest(`${emulator.url}/datasources`, 'HEAD', { 'x-api-key': emulator.defaultApiKey });
+    expect(head.status).toBe(405);
+  });
+
+  it('decodes path parameters, ignores a trailing slash and refuses a malformed escape', async () => {
+    const missing = await rawCall(emulator, 'GET', '/workflows/no%20such%2Fslug');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ error: 'workflow_not_found', message: 'No workflow matches the slug "no such/slug"' });
+    expect((await rawCall(emulator, 'GET', '/datasources/categories/')).status).toBe(200);
+    const malformed = await rawCall(emulator, 'GET', '/deepresearch/tasks/%E0%A4%A/status');
+    expect(malformed.status).toBe(400);
+    expect(malformed.json).toEqual({ success: false, error: 'Malformed path' });
+  });
+
+  it('checks the key before it parses the body', async () => {
+    const answer = await rawCall(emulator, 'POST', '/search', { body: '{"query": ', apiKey: 'key_unknown_0001' });
+    expect(answer.status).toBe(401);
+    expect(answer.json).toEqual({ success: false, error: 'Invalid API key' });
+  });
+
+  it('reads a body whatever its content type says', async () => {
+    const answer = await rawCall(emulator, 'POST', '/search', { body: { query: 'Acme Robotics' }, headers: { 'content-type': 'text/plain' } });
+    expect(answer.status).toBe(200);
+  });
+
   it('rejects invalid JSON with 400 and the parser message', async () => {
     const answer = await rawCall(emulator, 'POST', '/search', { body: '{"query": ' });
     expect(answer.status).toBe(400);
@@ -47,6 +77,11 @@ describe('emulator server', () => {
     const answer = await rawCall(emulator, 'POST', '/search', { body: { query: 'x'.repeat(5000) } });
     expect(answer.status).toBe(413);
     expect(answer.json).toEqual({ success: false, error: 'Request body exceeds 2048 bytes' });
+    expect(answer.headers.get('connection')).toBe('close');
+    expect(emulator.stats.snapshot().requests).toEqual({ search: { 413: 1 } });
+    const operator = await rawCall(emulator, 'POST', '/_emulator/faults', { body: { '*': { errorRate: 0 }, pad: 'x'.repeat(5000) }, apiKey: null });
+    expect(operator.status).toBe(413);
+    expect(emulator.stats.snapshot().requests).toEqual({ search: { 413: 1 } });
   });
 
   it('reads the API key header whatever its case', async () => {

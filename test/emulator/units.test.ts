@@ -1,5 +1,4 @@
 import { createRandom, randomUuid } from '../../src/emulator/random';
-import { Router } from '../../src/emulator/router';
 import { canonicalJson } from '../../src/emulator/stats';
 import { trackedClock } from '../../src/emulator/tracked-clock';
 import { FakeClock } from '../support/fake-clock';
@@ -29,25 +28,6 @@ describe('seeded random', () => {
 
   it('makes version-4 shaped UUIDs', () => {
     expect(randomUuid(createRandom(3))).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  });
-});
-
-describe('router', () => {
-  const route = (method: 'GET' | 'POST' | 'DELETE', pattern: string) => ({ method, pattern });
-  const router = new Router([route('GET', '/v1/items/:id'), route('GET', '/v1/items/special'), route('DELETE', '/v1/items/:id'), route('POST', '/v1/items/:id/run')]);
-
-  it('prefers literal segments over parameters', () => {
-    expect(router.match('GET', '/v1/items/special')).toMatchObject({ kind: 'found', route: { pattern: '/v1/items/special' } });
-  });
-
-  it('decodes parameters', () => {
-    expect(router.match('POST', '/v1/items/a%20b/run')).toMatchObject({ kind: 'found', params: { id: 'a b' } });
-  });
-
-  it('lists the allowed methods for a wrong method, and tells unknown paths apart', () => {
-    expect(router.match('POST', '/v1/items/7')).toEqual({ kind: 'methodNotAllowed', allowed: ['DELETE', 'GET'] });
-    expect(router.match('GET', '/v1/other')).toEqual({ kind: 'notFound' });
-    expect(router.match('GET', '/v1/items/%E0%A4%A')).toEqual({ kind: 'badPath' });
   });
 });
 

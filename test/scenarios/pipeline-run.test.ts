@@ -57,6 +57,7 @@ outputs:
     expect(result.ledger.spentUsd).toBeCloseTo(0.5, 6);
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(5);
     const [jsonl, csv, markdown] = result.outputs.files;
+    expect(result.outputs.files.map((file) => file.contentType)).toEqual(['application/x-ndjson', 'text/csv', 'text/markdown; charset=utf-8']);
     const lines = (await text(jsonl!.uri)).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string; output?: { company?: string } });
     expect(lines.map((line) => line.key)).toEqual(['company-1-example', 'company-2-example', 'company-3-example', 'company-4-example', 'company-5-example']);
     expect(lines.every((line) => line.status === 'completed' && typeof line.output?.company === 'string')).toBe(true);

@@ -2,16 +2,10 @@ import { z } from 'zod';
 import { deliverableRequest } from '../../api/schemas/tasks';
 import type { DeliverableSpec } from './task-record';
 
-/** File types the emulator generates, with their extension and content type. */
-export const DELIVERABLE_TYPES = {
-  csv: { extension: 'csv', contentType: 'text/csv; charset=utf-8' },
-  xlsx: { extension: 'xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
-  docx: { extension: 'docx', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
-  pptx: { extension: 'pptx', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
-  pdf: { extension: 'pdf', contentType: 'application/pdf' },
-} as const;
+/** File types the emulator generates, named by their extension (the content type follows from it). */
+export const DELIVERABLE_TYPES = ['csv', 'xlsx', 'docx', 'pptx', 'pdf'] as const;
 /** A generated file type. */
-export type DeliverableType = keyof typeof DELIVERABLE_TYPES;
+export type DeliverableType = (typeof DELIVERABLE_TYPES)[number];
 
 const TYPE_WORDS: readonly (readonly [DeliverableType, RegExp])[] = [
   ['csv', /\bcsv\b/i],
@@ -39,7 +33,7 @@ export function normaliseDeliverables(
   const value: DeliverableSpec[] = [];
   for (const [index, request] of requests.entries()) {
     const type = deliverableTypeOf(request);
-    if (!type) return { ok: false, index, message: `must be one of ${Object.keys(DELIVERABLE_TYPES).join(', ')} (or a synonym such as excel, word, powerpoint)` };
+    if (!type) return { ok: false, index, message: `must be one of ${DELIVERABLE_TYPES.join(', ')} (or a synonym such as excel, word, powerpoint)` };
     value.push({ type, description: typeof request === 'string' ? request : request.description });
   }
   return { ok: true, value };
@@ -47,5 +41,5 @@ export function normaliseDeliverables(
 
 /** True when `type` is one the emulator generates. */
 export function isDeliverableType(type: string): type is DeliverableType {
-  return type in DELIVERABLE_TYPES;
+  return (DELIVERABLE_TYPES as readonly string[]).includes(type);
 }

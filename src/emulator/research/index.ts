@@ -65,11 +65,6 @@ export function createResearchService(ctx: EmulatorContext, options: ResearchOpt
   };
 }
 
-/** The routes alone, for servers that cancel timers through their own clock wrapper. */
-export function researchRoutes(ctx: EmulatorContext, options?: ResearchOptionsInput): EmulatorRoute[] {
-  return createResearchService(ctx, options).routes;
-}
-
 /**
  * The task webhook body: a hint carrying ids and the outcome, not the output (fetch the task for that).
  * `delivery_id` is added by the sender and stays the same across retries and duplicates.

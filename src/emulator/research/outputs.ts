@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { TaskRecord } from './task-record';
 import { currentStep, totalSteps } from './timing';
 import { taskSources, type GeneratedSource } from './content/sources';
@@ -58,25 +59,19 @@ function partialOutput(full: string | Record<string, unknown>, fraction: number,
 
 /** A small least-recently-used cache of generated outputs, so big outputs are not kept for every task. */
 export class OutputCache {
-  readonly #entries = new Map<string, TaskOutputs>();
+  readonly #entries: LRUCache<string, TaskOutputs>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.#entries = new LRUCache({ max: capacity });
+  }
 
   /** The cached outputs of a stopped task, generating them on a miss. */
   get(task: TaskRecord): TaskOutputs {
     const key = `${task.id}:${task.status}:${task.generation}`;
     const hit = this.#entries.get(key);
-    if (hit) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const built = buildOutputs(task);
     this.#entries.set(key, built);
-    if (this.#entries.size > this.capacity) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     return built;
   }
 }
