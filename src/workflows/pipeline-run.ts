@@ -1,16 +1,15 @@
 import {
   ApplicationFailure, CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy,
-  allHandlersFinished, condition, continueAsNew, executeChild, startChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setCurrentDetails,
+  allHandlersFinished, condition, continueAsNew, executeChild, startChild, getExternalWorkflowHandle, isCancellation, patched, setCurrentDetails,
   setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { createActivities } from '../activities';
 import type { LookedItemWorkflow } from '../activities/item-workflows';
 import type { PreparedBatchRound } from '../activities/pipeline-batch';
 import type { ArtifactRef, StoredOutputs } from '../activities/types';
 import type { ItemRequest } from '../pipelines/render-item';
 import { stepSpec } from '../pipelines/step-kind';
-import { download, itemCall, shortCall } from './activity-options';
+import { itemCalls, shortCalls, storeJobs } from './activity-proxies';
 import { described, resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
@@ -27,10 +26,6 @@ import { pageSizeFor, PIPELINE_CONTINUE_AS_NEW_EVENTS, RECORD_FLUSH_SIZE, should
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import type { ResearchBatchInput, ResearchBatchResult, ResearchTaskInput, ResearchTaskResult } from './types';
 
-type Activities = ReturnType<typeof createActivities>;
-const calls = proxyActivities<Activities>(shortCall);
-const itemCalls = proxyActivities<Activities>(itemCall);
-const fanIn = proxyActivities<Activities>(download);
 /** Children started under this patch may outlive their run's execution (abandon close policy) and be adopted by the next. */
 const CARRY_ITEMS = 'carry-items-across-continue-as-new';
 /** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
@@ -201,7 +196,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     const follow = async (look: boolean): Promise<ItemOutcome> => {
       for (;;) {
         if (look) {
-          const looked = await calls.lookItemWorkflow({ workflowId });
+          const looked = await shortCalls.lookItemWorkflow({ workflowId });
           if (looked.status !== 'running') return adoptedOutcome(workflowId, looked);
         }
         look = true;
@@ -231,12 +226,12 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
 
   async function flush(): Promise<void> {
     const records = model.takePending();
-    if (records.length > 0) await calls.recordPipelineItems({ prefix, records });
+    if (records.length > 0) await shortCalls.recordPipelineItems({ prefix, records });
   }
 
   async function readPage(): Promise<void> {
     try {
-      model.loadPage(await calls.readPipelinePage({ ...run, ...model.pageRequest(), limit: pageSize }));
+      model.loadPage(await shortCalls.readPipelinePage({ ...run, ...model.pageRequest(), limit: pageSize }));
     } catch (error) {
       // Any failure that reaches here is final (the activity's retries are spent, or it cannot be retried):
       // the run stops starting, lets what runs finish, writes its outputs and fails saying why.
@@ -252,7 +247,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       // Refused before spending (repeated keys, or an input that cannot be read to its end): the run is
       // stopping, starts nothing, and finish writes the outputs and says why.
       try {
-        const check = await fanIn.checkPipelineKeys({ definition, source: input.source, params: input.params, runKey, runDate: carried.runDate });
+        const check = await storeJobs.checkPipelineKeys({ definition, source: input.source, params: input.params, runKey, runDate: carried.runDate });
         if (check.problem) model.inputFailed(check.problem);
       } catch (error) {
         if (isCancellation(error)) throw error;
@@ -323,7 +318,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     model.detail = undefined;
     publish();
     const completed = !model.cancelled && model.fatal === undefined;
-    const outputs: PipelineOutputs = await fanIn.writePipelineOutputs({
+    const outputs: PipelineOutputs = await storeJobs.writePipelineOutputs({
       ...run, ledger: model.ledger, compareWithPrevious: input.compareWithPrevious === true, completed, ...(synthesis ? { synthesis } : {}),
     });
     model.outputs = outputs;
@@ -371,7 +366,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
       publish();
       let prepared: PreparedBatchRound;
       try {
-        prepared = await fanIn.preparePipelineBatch({ ...run, take: decision.take, round, budgetLeftUsd: availableUsd(model.ledger) });
+        prepared = await storeJobs.preparePipelineBatch({ ...run, take: decision.take, round, budgetLeftUsd: availableUsd(model.ledger) });
       } catch (error) {
         if (isCancellation(error)) throw error;
         // What finished is kept and written out; the run then fails with the reason.
@@ -413,7 +408,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     } finally {
       batchInFlight = undefined;
     }
-    const recorded = await CancellationScope.nonCancellable(() => fanIn.recordPipelineBatch({
+    const recorded = await CancellationScope.nonCancellable(() => storeJobs.recordPipelineBatch({
       prefix, round, itemsKey, tasksKey: tasksRef.key, workflowId, manifests: outcome.result?.manifests ?? [], cancelled: model.cancelled,
       maxAttempts: 1 + definition.retries, ...(outcome.error !== undefined ? { batchError: `the service batch failed: ${outcome.error}` } : {}),
     }));
@@ -426,7 +421,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   /** Waits for a workflow this execution did not start to end (looking at it less and less often), and says how it ended. */
   async function followEnded(workflowId: string): Promise<LookedItemWorkflow> {
     for (let looks = 0; ; looks++) {
-      const looked = await calls.lookItemWorkflow({ workflowId });
+      const looked = await shortCalls.lookItemWorkflow({ workflowId });
       if (looked.status !== 'running') return looked;
       await sleep(Math.min(5_000 * 2 ** looks, 10 * 60_000));
     }
@@ -435,7 +430,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   /** The synthesis over the collected results, within the budget; a failure is noted, the outputs are still written. */
   async function runSynthesis(): Promise<ArtifactRef | undefined> {
     try {
-      const { request, reserveUsd } = await fanIn.preparePipelineSynthesis(run);
+      const { request, reserveUsd } = await storeJobs.preparePipelineSynthesis(run);
       if (!fitsBudget(model.ledger, reserveUsd)) {
         model.note(`synthesis skipped: its ${reserveUsd} USD would pass the budget`);
         return undefined;

@@ -1,11 +1,10 @@
 import {
-  ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, proxyActivities,
+  ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation,
   patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
 import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
-import { batchAdd, download, shortCall } from './activity-options';
+import { batchAdds, shortCalls, storeJobs } from './activity-proxies';
 import {
   batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
 } from './batch-plan';
@@ -16,11 +15,6 @@ import { FailureType } from './failures';
 import { contextMetadata } from './ids';
 import { ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import type { ResearchBatchCarried, ResearchBatchInput, ResearchBatchResult, ResearchBatchState } from './types';
-
-type Activities = ReturnType<typeof createActivities>;
-const calls = proxyActivities<Activities>(shortCall);
-const downloads = proxyActivities<Activities>(download);
-const adds = proxyActivities<Activities>(batchAdd);
 
 /**
  * One service batch as a durable workflow: create it with shared configuration, add tasks 100 at a
@@ -96,7 +90,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       // After a refused add, list the batch first: ids already there are not added again. A chunk in flight
       // is finished (not cancellable), so its outcome is known; the wait for an operator's resume is
       // cancellable, so a batch cancelled while waiting for a top-up ends.
-      const call = CancellationScope.nonCancellable(() => adds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) }));
+      const call = CancellationScope.nonCancellable(() => batchAdds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) }));
       reconcile = true;
       return call;
     }, operator);
@@ -111,7 +105,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     if (!carried.batchId) {
       // A batch cancelled before its create starts creates nothing.
       throwIfCancelled();
-      const created = await CancellationScope.nonCancellable(() => calls.createResearchBatch({
+      const created = await CancellationScope.nonCancellable(() => shortCalls.createResearchBatch({
         request: { ...input.batch, metadata: { ...input.batch.metadata, ...contextMetadata(input.context) } },
         requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       }));
@@ -148,7 +142,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     while (carried.phase === 'following') {
       // Cleared before the poll: a webhook arriving while it runs wakes the next one.
       wake = false;
-      const snapshot = await untilOperatorFixes(() => calls.getResearchBatch({ batchId }), operator);
+      const snapshot = await untilOperatorFixes(() => shortCalls.getResearchBatch({ batchId }), operator);
       carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;
@@ -163,10 +157,10 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     const batchId = carried.batchId;
     await CancellationScope.nonCancellable(async () => {
       // A refused cancel (the batch finished meanwhile, say) must not lose what finished: collect anyway.
-      await calls.cancelResearchBatch({ batchId }).catch((refusal: unknown) => {
+      await shortCalls.cancelResearchBatch({ batchId }).catch((refusal: unknown) => {
         state.detail = `the service refused to cancel the batch: ${failureMessage(refusal)}`;
       });
-      publish(await calls.getResearchBatch({ batchId }));
+      publish(await shortCalls.getResearchBatch({ batchId }));
     });
   }
   return await CancellationScope.nonCancellable(() => collect(carried.batchId!));
@@ -176,7 +170,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     publish();
     let page: CollectedBatchPage | undefined;
     do {
-      page = await downloads.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey, pageIndex: carried.manifests.length });
+      page = await storeJobs.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey, pageIndex: carried.manifests.length });
       carried.collected.push(...page.tasks.slice(0, MAX_INLINE_BATCH_TASKS - carried.collected.length));
       carried.collectedCount += page.tasks.length;
       if (page.manifest) carried.manifests.push(page.manifest);
@@ -184,7 +178,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       state.collected = carried.collectedCount;
       if (page.hasMore && page.nextKey !== undefined) await maybeContinueAsNew();
     } while (page.hasMore && page.nextKey !== undefined);
-    const final = await calls.getResearchBatch({ batchId });
+    const final = await shortCalls.getResearchBatch({ batchId });
     state.phase = 'done';
     publish(final);
     await condition(allHandlersFinished);

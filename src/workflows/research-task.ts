@@ -1,11 +1,10 @@
 import {
-  ApplicationFailure, CancellationScope, ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
+  ApplicationFailure, CancellationScope, ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, setCurrentDetails,
   allHandlersFinished, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
 import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
-import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
+import { shortCalls, storeJobs } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
@@ -20,14 +19,8 @@ import { handleTaskMessages, TaskInbox } from './task-handlers';
 import { ResearchTaskModel } from './task-state';
 import type { ResearchTaskInput, ResearchTaskResult, WaitReason } from './types';
 
-type Activities = ReturnType<typeof createActivities>;
 /** 404s in a row after which a task counts as gone (the first may come while the service catches up). */
 const NOT_FOUND_READS_TO_GIVE_UP = 5;
-const calls = proxyActivities<Activities>(shortCall);
-const creates = proxyActivities<Activities>(createCall);
-const downloads = proxyActivities<Activities>(download);
-const lookups = proxyActivities<Activities>(lookup);
-const handlerCalls = proxyActivities<Activities>(handlerCall);
 
 /**
  * One DeepResearch task as a durable workflow: create it (never twice), follow it by polling and
@@ -116,7 +109,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     setCurrentDetails(model.details());
   };
 
-  handleTaskMessages({ model, inbox, calls: handlerCalls, publish });
+  handleTaskMessages({ model, inbox, publish });
 
   upsertSearchAttributes([
     { key: ResearchModeKey, value: mode },
@@ -141,9 +134,6 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     created = carried?.created ?? (input.existingTask !== undefined ? await existing(input.existingTask) : undefined) ?? await createTaskDurably({
       request: { ...input.request, metadata: { ...input.request.metadata, ...contextMetadata(input.context) } },
       requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
-      creates,
-      calls,
-      lookups,
       model,
       publish,
       operator: operatorGate('creating'),
@@ -210,7 +200,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         details: [{ deepresearchId, outputs }],
       });
     }
-    if (input.deleteAfterStore) await calls.deleteResearchTask({ deepresearchId });
+    if (input.deleteAfterStore) await shortCalls.deleteResearchTask({ deepresearchId });
     return await finish(model.status === 'cancelled' ? 'cancelled' : 'completed', outputs);
   });
 
@@ -222,7 +212,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
    */
   async function readFollowing(deepresearchId: string): Promise<TaskSnapshot | undefined> {
     try {
-      const snapshot = await untilOperatorFixes(() => calls.getResearchTask({ deepresearchId }), operatorGate('research'));
+      const snapshot = await untilOperatorFixes(() => shortCalls.getResearchTask({ deepresearchId }), operatorGate('research'));
       readFailures = 0;
       return snapshot;
     } catch (error) {
@@ -240,7 +230,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
 
   /** A task an earlier run left open at the service: followed from where it stands, never created again. */
   async function existing(deepresearchId: string): Promise<CreatedResearchTask> {
-    const snapshot = await calls.getResearchTask({ deepresearchId });
+    const snapshot = await shortCalls.getResearchTask({ deepresearchId });
     model.deepresearchId = deepresearchId;
     model.apply(snapshot, Date.now());
     return { deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: new Date(Date.now()).toISOString(), webhookConfigured: false, adopted: true };
@@ -254,7 +244,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   async function collect(id: string): Promise<StoredOutputs> {
     for (let failures = 1; ; failures++) {
       try {
-        return await downloads.storeResearchOutputs({ deepresearchId: id, keyPrefix });
+        return await storeJobs.storeResearchOutputs({ deepresearchId: id, keyPrefix });
       } catch (error) {
         if (isCancellation(error) || !patched('collect-through-failures')) throw error;
         const delayMs = readRetryDelayMs(mode, failures, input.polling);
@@ -272,14 +262,14 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   async function cancelAtService(id: string): Promise<ResearchTaskResult> {
     let refusal: string | undefined;
     try {
-      const cancelled = await calls.cancelResearchTask({ deepresearchId: id });
+      const cancelled = await shortCalls.cancelResearchTask({ deepresearchId: id });
       model.status = cancelled.status ?? 'cancelled';
     } catch (error) {
       refusal = failureMessage(error);
     }
     let openAtService: ResearchTaskResult['openAtService'];
     if (refusal !== undefined) {
-      const snapshot = await calls.getResearchTask({ deepresearchId: id });
+      const snapshot = await shortCalls.getResearchTask({ deepresearchId: id });
       model.apply(snapshot, Date.now());
       if (!model.terminal) {
         openAtService = {

@@ -18,12 +18,22 @@ describe.each(Object.entries(ACTIVITY_OPTION_PRESETS))('the %s activity options'
 });
 
 describe('workflow activity proxies', () => {
-  it('use only the named presets (so the audit above covers every paid call)', async () => {
+  async function proxyCalls(): Promise<Array<[file: string, argument: string]>> {
     const { readdir, readFile } = await import('node:fs/promises');
     const dir = `${__dirname}/../../src/workflows`;
     const sources = await Promise.all((await readdir(dir)).filter((file) => file.endsWith('.ts')).map(async (file) => [file, await readFile(`${dir}/${file}`, 'utf8')] as const));
-    const calls = sources.flatMap(([file, text]) => [...text.matchAll(/proxyActivities<[^>]+>\(([^)]*)\)/g)].map((match) => [file, match[1]!.trim()]));
+    return sources.flatMap(([file, text]) => [...text.matchAll(/proxyActivities\b(?:<[^>]+>)?\(([^)]*)\)/g)].map((match): [string, string] => [file, match[1]!.trim()]));
+  }
+
+  it('use only the named presets (so the audit above covers every paid call)', async () => {
+    const calls = await proxyCalls();
     expect(calls.length).toBeGreaterThan(5);
-    for (const [file, argument] of calls) expect({ file, argument, preset: argument! in ACTIVITY_OPTION_PRESETS }).toEqual({ file, argument, preset: true });
+    for (const [file, argument] of calls) expect({ file, argument, preset: argument in ACTIVITY_OPTION_PRESETS }).toEqual({ file, argument, preset: true });
+  });
+
+  it('are declared once, one per preset, in activity-proxies.ts (a call\'s retries are chosen by the proxy it goes through)', async () => {
+    const calls = await proxyCalls();
+    expect(calls.filter(([file]) => file !== 'activity-proxies.ts')).toEqual([]);
+    expect(calls.map(([, argument]) => argument).sort()).toEqual(Object.keys(ACTIVITY_OPTION_PRESETS).sort());
   });
 });
