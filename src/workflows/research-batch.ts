@@ -1,14 +1,15 @@
 import {
-  ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation,
-  patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure, CancellationScope, condition, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo,
 } from '@temporalio/workflow';
 import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
 import { batchAdds, shortCalls, storeJobs } from './activity-proxies';
 import {
-  batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
+  batchInputProblems, chunk, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
 } from './batch-plan';
+import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
+import { PublishedAttributes } from './published-attributes';
 import { described, researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { failureMessage } from './failure-info';
 import { FailureType } from './failures';
@@ -29,7 +30,6 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
     }
   }
-  const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
   const carried: Omit<ResearchBatchCarried, 'batchId'> & { batchId?: string } = input.carried ?? {
     phase: 'adding', webhookConfigured: false, tasksTotal: input.tasksRef?.count ?? input.tasks.length, tasksAdded: 0,
     collected: [], collectedCount: 0, manifests: [], polls: 0, startedAt: Date.now(),
@@ -42,7 +42,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   let wake = false;
   let resumeRequested = carried.resumeRequested ?? false;
   // Search attributes change rarely; upserting only changes keeps one event per change, not per poll.
-  const published = new Map<string, string | number>();
+  const attributes = new PublishedAttributes();
   // Runs started before this change upserted on every publish; they keep doing so on replay.
   const onlyChanges = patched('batch-upsert-only-changes');
   setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }), described(researchBatchStateQuery));
@@ -52,26 +52,21 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   const publish = (snapshot?: BatchSnapshot): void => {
     if (snapshot) Object.assign(state, { status: snapshot.status, counts: snapshot.counts, cost: snapshot.cost });
     // ResearchStatus is the batch's status at the service (the workflow's phase is in its details).
-    const changed = [
+    attributes.upsert([
       { key: ResearchStatusKey, value: state.status ?? 'creating' },
       ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : []),
-    ].filter(({ key, value }) => !onlyChanges || published.get(key.name) !== value);
-    if (changed.length > 0) {
-      upsertSearchAttributes(changed);
-      for (const { key, value } of changed) published.set(key.name, value);
-    }
+    ], { kind: onlyChanges ? 'changed' : 'always' });
     const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
     const detail = state.detail ? `\n\n${state.detail}` : '';
     setCurrentDetails(`**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${carried.tasksAdded}/${carried.tasksTotal} added${counts}${detail}`);
   };
   const maybeContinueAsNew = async (): Promise<void> => {
-    if (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < historyLimit) return;
-    await condition(allHandlersFinished);
-    await continueAsNew<typeof researchBatchWorkflow>({
+    if (!historyIsFull(input.continueAsNewAfterEvents)) return;
+    await continueAsNewAfterHandlers<typeof researchBatchWorkflow>(() => ({
       ...input,
       tasks: carried.phase === 'adding' ? input.tasks.slice(addedThisRun) : [],
       carried: { ...carried, batchId: carried.batchId!, resumeRequested, detail: state.detail },
-    });
+    }));
   };
   // Credits, a refused key or a missing permission wait for an operator's resume instead of failing.
   const operator: OperatorGate = {
@@ -97,7 +92,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     state.counts = added.counts;
   };
 
-  upsertSearchAttributes([
+  attributes.upsert([
     ...(input.batch.mode ? [{ key: ResearchModeKey, value: input.batch.mode }] : []),
     ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
   ]);
@@ -151,7 +146,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     }
   } catch (error) {
     if (!isCancellation(error) || !carried.batchId) {
-      await condition(allHandlersFinished);
+      await handlersFinished();
       throw error;
     }
     const batchId = carried.batchId;
@@ -181,7 +176,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     const final = await shortCalls.getResearchBatch({ batchId });
     state.phase = 'done';
     publish(final);
-    await condition(allHandlersFinished);
+    await handlersFinished();
     return {
       batchId, status: final.status, counts: final.counts, cost: final.cost, tasks: carried.collected,
       tasksTruncated: carried.collectedCount > carried.collected.length, collectedCount: carried.collectedCount, manifests: carried.manifests,

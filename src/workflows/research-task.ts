@@ -1,6 +1,6 @@
 import {
-  ApplicationFailure, CancellationScope, ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, setCurrentDetails,
-  allHandlersFinished, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure, CancellationScope, ContinueAsNew, condition, getExternalWorkflowHandle, isCancellation, setCurrentDetails,
+  patched, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import type { CreatedResearchTask, StoredOutputs, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
@@ -8,8 +8,9 @@ import { shortCalls, storeJobs } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from './failures';
 import { contextMetadata, storageKey } from './ids';
-import { CONTINUE_AS_NEW_HISTORY_LENGTH } from './batch-plan';
+import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { nextPollDelayMs, readRetryDelayMs } from './polling';
+import { PublishedAttributes } from './published-attributes';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
@@ -73,10 +74,8 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   const model = carried ? ResearchTaskModel.restore(mode, enabled, carried.model) : new ResearchTaskModel(mode, enabled);
   const inbox = new TaskInbox();
   inbox.resumeRequested = carried?.resumeRequested ?? false;
-  const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
   let webhookConfigured: boolean;
-  let lastStatus: string | undefined;
-  let lastCost: number | undefined;
+  const attributes = new PublishedAttributes();
   /** Status reads that failed for good in a row (see readFollowing). */
   let readFailures = 0;
 
@@ -97,21 +96,18 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
 
   const publish = (): void => {
     tellParent();
-    if (model.status !== lastStatus || model.cost !== lastCost) {
-      upsertSearchAttributes([
-        { key: ResearchStatusKey, value: model.status },
-        ...(model.cost !== undefined ? [{ key: ResearchCostUsdKey, value: model.cost }] : []),
-        ...(model.deepresearchId ? [{ key: DeepResearchIdKey, value: model.deepresearchId }] : []),
-      ]);
-      lastStatus = model.status;
-      lastCost = model.cost;
-    }
+    // One event per change of status or cost, not per poll; the task id rides along.
+    attributes.upsert([
+      { key: ResearchStatusKey, value: model.status },
+      ...(model.cost !== undefined ? [{ key: ResearchCostUsdKey, value: model.cost }] : []),
+      ...(model.deepresearchId ? [{ key: DeepResearchIdKey, value: model.deepresearchId }] : []),
+    ], { kind: 'when', keys: [ResearchStatusKey.name, ResearchCostUsdKey.name] });
     setCurrentDetails(model.details());
   };
 
   handleTaskMessages({ model, inbox, publish });
 
-  upsertSearchAttributes([
+  attributes.upsert([
     { key: ResearchModeKey, value: mode },
     ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
   ]);
@@ -168,17 +164,17 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         await condition(() => inbox.wake, delay);
       }
       // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
-      if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit) {
-        await condition(allHandlersFinished);
-        await continueAsNew<typeof researchTaskWorkflow>({
+      if (historyIsFull(input.continueAsNewAfterEvents)) {
+        const task = created;
+        await continueAsNewAfterHandlers<typeof researchTaskWorkflow>(() => ({
           ...input,
-          carried: { created, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested, ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}) },
-        });
+          carried: { created: task, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested, ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}) },
+        }));
       }
     }
   } catch (error) {
     if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) {
-      await condition(allHandlersFinished);
+      await handlersFinished();
       throw error;
     }
     return await CancellationScope.nonCancellable(() => cancelAtService(model.deepresearchId!));
@@ -192,7 +188,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     publish();
     const outputs = await collect(deepresearchId);
     if (model.status === 'failed') {
-      await condition(allHandlersFinished);
+      await handlersFinished();
       throw ApplicationFailure.create({
         type: FailureType.TaskFailed,
         message: `research task ${deepresearchId} failed: ${model.error ?? outputs.error ?? 'no error text given'}`,
@@ -290,7 +286,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     model.endWaits(Date.now());
     model.cost = outputs.cost ?? model.cost;
     publish();
-    await condition(allHandlersFinished);
+    await handlersFinished();
     const finishedAt = Date.now();
     return {
       deepresearchId: model.deepresearchId!,
