@@ -53,8 +53,5 @@ export function nextBatchPollDelayMs(input: { elapsedMs: number; webhookConfigur
   return input.webhookConfigured ? Math.min(max * 4, adaptive * 4) : adaptive;
 }
 
-/** History length past which a long-running workflow continues as new (Temporal warns at 10,240 events). */
-export const CONTINUE_AS_NEW_HISTORY_LENGTH = 5_000;
-
 /** Collected batch tasks kept in the result itself; every task is in the page manifests either way. */
 export const MAX_INLINE_BATCH_TASKS = 500;

@@ -17,8 +17,8 @@ export function historyIsFull(threshold = CONTINUE_AS_NEW_EVENTS): boolean {
  * Waits until no message handler is running. A workflow that completes, fails or continues as new waits
  * here first, so an update in progress (an answer on its way to the service) is never cut off.
  */
-export async function handlersFinished(): Promise<void> {
-  await condition(allHandlersFinished);
+export function handlersFinished(): Promise<void> {
+  return condition(allHandlersFinished);
 }
 
 /**
