@@ -3,8 +3,10 @@ import type { ActivityDeps } from './deps';
 import { keepingAlive } from './context';
 import { batchActivities } from './batches';
 import { outputActivities } from './outputs';
-import { pipelineBatchActivities } from './pipeline-batch';
-import { pipelineFanInActivities } from './pipeline-fan-in';
+import { pipelineBatchPrepareActivities } from './pipeline-batch-prepare';
+import { pipelineBatchRecordActivities } from './pipeline-batch-record';
+import { pipelineOutputActivities } from './pipeline-outputs';
+import { pipelineSynthesisActivities } from './pipeline-synthesis';
 import { pipelineItemActivities } from './pipeline-items';
 import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
@@ -24,8 +26,10 @@ export function createActivities(deps: ActivityDeps) {
     ...pipelineItemActivities(deps),
     ...pipelineKeyActivities(),
     ...itemWorkflowActivities(),
-    ...pipelineFanInActivities(deps),
-    ...pipelineBatchActivities(deps),
+    ...pipelineOutputActivities(deps),
+    ...pipelineSynthesisActivities(deps),
+    ...pipelineBatchPrepareActivities(deps),
+    ...pipelineBatchRecordActivities(deps),
   });
 }
 
@@ -51,5 +55,8 @@ export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
 export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
 export type { PipelineKeyCheck } from './pipeline-keys';
 export type { LookItemWorkflowInput, LookedItemWorkflow } from './item-workflows';
-export { MAX_TASKS_PER_PIPELINE_BATCH, type BatchRoundSource, type PreparePipelineBatchInput, type PreparedBatchRound, type RecordPipelineBatchInput, type RecordedBatchRound } from './pipeline-batch';
-export type { WritePipelineOutputsInput, PreparePipelineSynthesisInput } from './pipeline-fan-in';
+export type { BatchRoundSource } from './pipeline-batch-rounds';
+export { MAX_TASKS_PER_PIPELINE_BATCH, type PreparePipelineBatchInput, type PreparedBatchRound } from './pipeline-batch-prepare';
+export type { RecordPipelineBatchInput, RecordedBatchRound } from './pipeline-batch-record';
+export type { WritePipelineOutputsInput } from './pipeline-outputs';
+export type { PreparePipelineSynthesisInput } from './pipeline-synthesis';

@@ -1,5 +1,5 @@
 import { CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, condition, getExternalWorkflowHandle, isCancellation, startChild } from '@temporalio/workflow';
-import type { PreparedBatchRound } from '../activities/pipeline-batch';
+import type { PreparedBatchRound } from '../activities/pipeline-batch-prepare';
 import { storeJobs } from './activity-proxies';
 import { resumeSignal } from './definitions';
 import { failureMessage } from './failure-info';
