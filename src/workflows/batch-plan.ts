@@ -1,5 +1,6 @@
 import { batchLimitProblem, NOT_IN_BATCHES } from '../shared/batch-limits';
 import type { BatchStatus } from '../api/schemas';
+import type { ResearchBatchState } from './types';
 
 /** The service takes at most this many tasks per add-tasks call. */
 export const MAX_TASKS_PER_ADD = 100;
@@ -51,6 +52,13 @@ export function nextBatchPollDelayMs(input: { elapsedMs: number; webhookConfigur
   const max = Math.max(initial, input.overrides?.maxDelayMs ?? 120_000);
   const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
   return input.webhookConfigured ? Math.min(max * 4, adaptive * 4) : adaptive;
+}
+
+/** The batch workflow's current details in the Temporal UI (Markdown): phase, batch, tasks added, counts, and why it waits. */
+export function batchRunDetails(state: Pick<ResearchBatchState, 'phase' | 'batchId' | 'counts' | 'detail' | 'tasksAdded' | 'tasksTotal'>): string {
+  const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
+  const detail = state.detail ? `\n\n${state.detail}` : '';
+  return `**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${state.tasksAdded}/${state.tasksTotal} added${counts}${detail}`;
 }
 
 /** Collected batch tasks kept in the result itself; every task is in the page manifests either way. */

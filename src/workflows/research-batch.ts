@@ -5,7 +5,7 @@ import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
 import { batchAdds, shortCalls, storeJobs } from './activity-proxies';
 import {
-  batchInputProblems, chunk, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
+  batchInputProblems, batchRunDetails, chunk, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
 } from './batch-plan';
 import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
@@ -56,9 +56,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       { key: ResearchStatusKey, value: state.status ?? 'creating' },
       ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : []),
     ], { kind: onlyChanges ? 'changed' : 'always' });
-    const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
-    const detail = state.detail ? `\n\n${state.detail}` : '';
-    setCurrentDetails(`**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${carried.tasksAdded}/${carried.tasksTotal} added${counts}${detail}`);
+    setCurrentDetails(batchRunDetails({ ...state, tasksAdded: carried.tasksAdded, tasksTotal: carried.tasksTotal }));
   };
   const maybeContinueAsNew = async (): Promise<void> => {
     if (!historyIsFull(input.continueAsNewAfterEvents)) return;
