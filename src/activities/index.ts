@@ -7,7 +7,9 @@ import { pipelineBatchPrepareActivities } from './pipeline-batch-prepare';
 import { pipelineBatchRecordActivities } from './pipeline-batch-record';
 import { pipelineOutputActivities } from './pipeline-outputs';
 import { pipelineSynthesisActivities } from './pipeline-synthesis';
-import { pipelineItemActivities } from './pipeline-items';
+import { pipelineItemCallActivities } from './pipeline-item-calls';
+import { pipelineRecordActivities } from './pipeline-items';
+import { pipelinePageActivities } from './pipeline-pages';
 import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
@@ -23,7 +25,9 @@ export function createActivities(deps: ActivityDeps) {
     ...taskActionActivities(deps),
     ...outputActivities(deps),
     ...batchActivities(deps),
-    ...pipelineItemActivities(deps),
+    ...pipelinePageActivities(deps),
+    ...pipelineItemCallActivities(deps),
+    ...pipelineRecordActivities(deps),
     ...pipelineKeyActivities(),
     ...itemWorkflowActivities(),
     ...pipelineOutputActivities(deps),
@@ -52,7 +56,9 @@ export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './cre
 export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';
 export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
-export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
+export { itemRecordKey, itemResultKey, type PipelineRunRef, type RecordPipelineItemsInput } from './pipeline-items';
+export type { ReadPipelinePageInput } from './pipeline-pages';
+export type { RunPipelineItemInput } from './pipeline-item-calls';
 export type { PipelineKeyCheck } from './pipeline-keys';
 export type { LookItemWorkflowInput, LookedItemWorkflow } from './item-workflows';
 export type { BatchRoundSource } from './pipeline-batch-rounds';
