@@ -3,9 +3,13 @@ import type { ActivityDeps } from './deps';
 import { keepingAlive } from './context';
 import { batchActivities } from './batches';
 import { outputActivities } from './outputs';
-import { pipelineBatchActivities } from './pipeline-batch';
-import { pipelineFanInActivities } from './pipeline-fan-in';
-import { pipelineItemActivities } from './pipeline-items';
+import { pipelineBatchPrepareActivities } from './pipeline-batch-prepare';
+import { pipelineBatchRecordActivities } from './pipeline-batch-record';
+import { pipelineOutputActivities } from './pipeline-outputs';
+import { pipelineSynthesisActivities } from './pipeline-synthesis';
+import { pipelineItemCallActivities } from './pipeline-item-calls';
+import { pipelineRecordActivities } from './pipeline-items';
+import { pipelinePageActivities } from './pipeline-pages';
 import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
@@ -21,11 +25,15 @@ export function createActivities(deps: ActivityDeps) {
     ...taskActionActivities(deps),
     ...outputActivities(deps),
     ...batchActivities(deps),
-    ...pipelineItemActivities(deps),
+    ...pipelinePageActivities(deps),
+    ...pipelineItemCallActivities(deps),
+    ...pipelineRecordActivities(deps),
     ...pipelineKeyActivities(),
     ...itemWorkflowActivities(),
-    ...pipelineFanInActivities(deps),
-    ...pipelineBatchActivities(deps),
+    ...pipelineOutputActivities(deps),
+    ...pipelineSynthesisActivities(deps),
+    ...pipelineBatchPrepareActivities(deps),
+    ...pipelineBatchRecordActivities(deps),
   });
 }
 
@@ -48,8 +56,13 @@ export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './cre
 export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';
 export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
-export { itemRecordKey, itemResultKey, type PipelineRunRef, type ReadPipelinePageInput, type RunPipelineItemInput, type RecordPipelineItemsInput } from './pipeline-items';
+export { itemRecordKey, itemResultKey, type PipelineRunRef, type RecordPipelineItemsInput } from './pipeline-items';
+export type { ReadPipelinePageInput } from './pipeline-pages';
+export type { RunPipelineItemInput } from './pipeline-item-calls';
 export type { PipelineKeyCheck } from './pipeline-keys';
 export type { LookItemWorkflowInput, LookedItemWorkflow } from './item-workflows';
-export { MAX_TASKS_PER_PIPELINE_BATCH, type BatchRoundSource, type PreparePipelineBatchInput, type PreparedBatchRound, type RecordPipelineBatchInput, type RecordedBatchRound } from './pipeline-batch';
-export type { WritePipelineOutputsInput, PreparePipelineSynthesisInput } from './pipeline-fan-in';
+export type { BatchRoundSource } from './pipeline-batch-rounds';
+export { MAX_TASKS_PER_PIPELINE_BATCH, type PreparePipelineBatchInput, type PreparedBatchRound } from './pipeline-batch-prepare';
+export type { RecordPipelineBatchInput, RecordedBatchRound } from './pipeline-batch-record';
+export type { WritePipelineOutputsInput } from './pipeline-outputs';
+export type { PreparePipelineSynthesisInput } from './pipeline-synthesis';

@@ -40,8 +40,12 @@ export const itemCall: ActivityOptions = {
   retry: { ...retry, maximumAttempts: 3 },
 };
 
-/** Downloads into the artifact store: long, heartbeating, resumable from heartbeat details. */
-export const download: ActivityOptions = {
+/**
+ * Long work against the artifact store (downloading a task's outputs, a batch's pages; reading a run's
+ * whole input, preparing or recording a service batch round, writing a run's outputs): heartbeating,
+ * resumable from heartbeat details.
+ */
+export const storeJob: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',
   retry,
@@ -74,5 +78,8 @@ export const lookup: ActivityOptions = {
   retry: { ...retry, maximumAttempts: 3 },
 };
 
-/** Every named option set, for the audit that each paid call is covered (test/workflows/activity-options.test.ts). */
-export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> = { shortCall, createCall, itemCall, download, handlerCall, batchAdd, lookup };
+/**
+ * Every named option set, for the audit that each paid call is covered (test/workflows/activity-options.test.ts).
+ * Workflows reach activities only through the proxies of `activity-proxies.ts`, one per set.
+ */
+export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> = { shortCall, createCall, itemCall, storeJob, handlerCall, batchAdd, lookup };

@@ -1,5 +1,6 @@
 import { batchLimitProblem, NOT_IN_BATCHES } from '../shared/batch-limits';
 import type { BatchStatus } from '../api/schemas';
+import type { ResearchBatchState } from './types';
 
 /** The service takes at most this many tasks per add-tasks call. */
 export const MAX_TASKS_PER_ADD = 100;
@@ -53,8 +54,12 @@ export function nextBatchPollDelayMs(input: { elapsedMs: number; webhookConfigur
   return input.webhookConfigured ? Math.min(max * 4, adaptive * 4) : adaptive;
 }
 
-/** History length past which a long-running workflow continues as new (Temporal warns at 10,240 events). */
-export const CONTINUE_AS_NEW_HISTORY_LENGTH = 5_000;
+/** The batch workflow's current details in the Temporal UI (Markdown): phase, batch, tasks added, counts, and why it waits. */
+export function batchRunDetails(state: Pick<ResearchBatchState, 'phase' | 'batchId' | 'counts' | 'detail' | 'tasksAdded' | 'tasksTotal'>): string {
+  const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
+  const detail = state.detail ? `\n\n${state.detail}` : '';
+  return `**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${state.tasksAdded}/${state.tasksTotal} added${counts}${detail}`;
+}
 
 /** Collected batch tasks kept in the result itself; every task is in the page manifests either way. */
 export const MAX_INLINE_BATCH_TASKS = 500;

@@ -1,7 +1,7 @@
-import { ApplicationFailure, CancellationScope, condition, isCancellation, log, patched, type ActivityInterfaceFor } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, log, patched } from '@temporalio/workflow';
 import type { CreatedResearchTask } from '../activities/types';
 import type { CreateTaskRequest } from '../api/schemas';
+import { createCalls, lookups, shortCalls } from './activity-proxies';
 import { throwIfCancelled } from './cancellation';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from '../domain/failures';
@@ -10,16 +10,10 @@ import { RECONCILE_DELAYS_MS } from './polling';
 import type { ResearchTaskModel } from './task-state';
 import type { CreateDecision } from './types';
 
-type Activities = ActivityInterfaceFor<ReturnType<typeof createActivities>>;
-
 /** What `createTaskDurably` needs from the workflow around it. */
 export interface CreateTaskContext {
   request: CreateTaskRequest;
   requestKey: string;
-  creates: Activities;
-  calls: Activities;
-  /** Activities with few retries, for lookups the workflow can go on without. */
-  lookups: Activities;
   model: ResearchTaskModel;
   publish(): void;
   /** Where waits for an operator (402, 401, 403) show. */
@@ -49,7 +43,7 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
         () => {
           // Cancelled before sending (before the first create, or while waiting for a top-up): nothing is created.
           throwIfCancelled();
-          return CancellationScope.nonCancellable(() => ctx.creates.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}) }));
+          return CancellationScope.nonCancellable(() => createCalls.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}) }));
         },
         ctx.operator,
       );
@@ -74,7 +68,7 @@ async function reconcileUnlessCancelled(ctx: CreateTaskContext, createdAfter: st
     if (!isCancellation(error)) throw error;
     const query = ctx.request.query ?? ctx.request.input;
     const found = await CancellationScope.nonCancellable(() =>
-      ctx.lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) }).catch(() => null));
+      lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) }).catch(() => null));
     if (!found) throw error;
     log.warn('cancelled while reconciling a lost create: the task was found and will be cancelled at the service', { requestKey: ctx.requestKey, deepresearchId: found.deepresearchId });
     return found;
@@ -104,7 +98,7 @@ async function reconcile(ctx: CreateTaskContext, createdAfter: string): Promise<
     if (delayMs > 0) await condition(ctx.hasDecision, delayMs);
     if (ctx.hasDecision()) return counted(await decide(ctx));
     try {
-      const found = await ctx.lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) });
+      const found = await lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) });
       if (found) return counted(found);
       lastShowedAbsent = true;
     } catch (error) {
@@ -140,6 +134,6 @@ export const CREATE_DECISION_WAIT_MS = 7 * 24 * 3_600_000;
 async function decide(ctx: CreateTaskContext): Promise<CreatedResearchTask | undefined> {
   const decision = ctx.takeDecision();
   if (!decision || !('adoptTaskId' in decision)) return undefined;
-  const snapshot = await ctx.calls.getResearchTask({ deepresearchId: decision.adoptTaskId });
+  const snapshot = await shortCalls.getResearchTask({ deepresearchId: decision.adoptTaskId });
   return { deepresearchId: snapshot.deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: '', webhookConfigured: false, adopted: true };
 }

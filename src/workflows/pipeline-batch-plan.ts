@@ -1,4 +1,4 @@
-import type { BatchRoundSource } from '../activities/pipeline-batch';
+import type { BatchRoundSource } from '../activities/pipeline-batch-rounds';
 import { availableUsd } from '../domain/budget';
 import type { BudgetLedger } from '../domain/pipeline-types';
 

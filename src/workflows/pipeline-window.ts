@@ -80,14 +80,6 @@ export function pageSizeFor(concurrency: number, requested?: number): number {
   return Math.max(1, Math.min(200, requested ?? Math.max(20, concurrency * 2)));
 }
 
-/** History length past which a run continues as new by default (Temporal warns at 10,240 events). */
-export const PIPELINE_CONTINUE_AS_NEW_EVENTS = 5_000;
-
-/** True when the run should drain its window and continue as new. */
-export function shouldContinueAsNew(info: { historyLength: number; continueAsNewSuggested: boolean }, threshold = PIPELINE_CONTINUE_AS_NEW_EVENTS): boolean {
-  return info.continueAsNewSuggested || info.historyLength >= threshold;
-}
-
 /** Failure types that another attempt cannot fix: the request itself is wrong. */
 // A create whose outcome nobody settled may have made a task: running the item again could pay twice.
 const PERMANENT_FAILURES: ReadonlySet<string> = new Set([FailureType.InvalidRequest, FailureType.InvalidInput, FailureType.NotFound, FailureType.CreateOutcomeUnknown]);

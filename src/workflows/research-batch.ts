@@ -1,26 +1,21 @@
 import {
-  ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, proxyActivities,
-  patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure, CancellationScope, condition, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo,
 } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
 import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
-import { batchAdd, download, shortCall } from './activity-options';
+import { batchAdds, shortCalls, storeJobs } from './activity-proxies';
 import {
-  batchInputProblems, chunk, CONTINUE_AS_NEW_HISTORY_LENGTH, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
+  batchInputProblems, batchRunDetails, chunk, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
 } from './batch-plan';
+import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
+import { PublishedAttributes } from './published-attributes';
 import { described, researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
 import { failureMessage } from './failure-info';
 import { FailureType } from '../domain/failures';
 import { contextMetadata } from '../domain/ids';
 import { ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 import type { ResearchBatchCarried, ResearchBatchInput, ResearchBatchResult, ResearchBatchState } from './types';
-
-type Activities = ReturnType<typeof createActivities>;
-const calls = proxyActivities<Activities>(shortCall);
-const downloads = proxyActivities<Activities>(download);
-const adds = proxyActivities<Activities>(batchAdd);
 
 /**
  * One service batch as a durable workflow: create it with shared configuration, add tasks 100 at a
@@ -35,7 +30,6 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
     }
   }
-  const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
   const carried: Omit<ResearchBatchCarried, 'batchId'> & { batchId?: string } = input.carried ?? {
     phase: 'adding', webhookConfigured: false, tasksTotal: input.tasksRef?.count ?? input.tasks.length, tasksAdded: 0,
     collected: [], collectedCount: 0, manifests: [], polls: 0, startedAt: Date.now(),
@@ -48,7 +42,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   let wake = false;
   let resumeRequested = carried.resumeRequested ?? false;
   // Search attributes change rarely; upserting only changes keeps one event per change, not per poll.
-  const published = new Map<string, string | number>();
+  const attributes = new PublishedAttributes();
   // Runs started before this change upserted on every publish; they keep doing so on replay.
   const onlyChanges = patched('batch-upsert-only-changes');
   setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }), described(researchBatchStateQuery));
@@ -58,26 +52,19 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   const publish = (snapshot?: BatchSnapshot): void => {
     if (snapshot) Object.assign(state, { status: snapshot.status, counts: snapshot.counts, cost: snapshot.cost });
     // ResearchStatus is the batch's status at the service (the workflow's phase is in its details).
-    const changed = [
+    attributes.upsert([
       { key: ResearchStatusKey, value: state.status ?? 'creating' },
       ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : []),
-    ].filter(({ key, value }) => !onlyChanges || published.get(key.name) !== value);
-    if (changed.length > 0) {
-      upsertSearchAttributes(changed);
-      for (const { key, value } of changed) published.set(key.name, value);
-    }
-    const counts = state.counts ? ` · ${state.counts.completed}/${state.counts.total} completed, ${state.counts.failed} failed` : '';
-    const detail = state.detail ? `\n\n${state.detail}` : '';
-    setCurrentDetails(`**${state.phase}** · batch \`${state.batchId ?? '…'}\` · ${carried.tasksAdded}/${carried.tasksTotal} added${counts}${detail}`);
+    ], { kind: onlyChanges ? 'changed' : 'always' });
+    setCurrentDetails(batchRunDetails({ ...state, tasksAdded: carried.tasksAdded, tasksTotal: carried.tasksTotal }));
   };
   const maybeContinueAsNew = async (): Promise<void> => {
-    if (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < historyLimit) return;
-    await condition(allHandlersFinished);
-    await continueAsNew<typeof researchBatchWorkflow>({
+    if (!historyIsFull(input.continueAsNewAfterEvents)) return;
+    await continueAsNewAfterHandlers<typeof researchBatchWorkflow>(() => ({
       ...input,
       tasks: carried.phase === 'adding' ? input.tasks.slice(addedThisRun) : [],
       carried: { ...carried, batchId: carried.batchId!, resumeRequested, detail: state.detail },
-    });
+    }));
   };
   // Credits, a refused key or a missing permission wait for an operator's resume instead of failing.
   const operator: OperatorGate = {
@@ -96,14 +83,14 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       // After a refused add, list the batch first: ids already there are not added again. A chunk in flight
       // is finished (not cancellable), so its outcome is known; the wait for an operator's resume is
       // cancellable, so a batch cancelled while waiting for a top-up ends.
-      const call = CancellationScope.nonCancellable(() => adds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) }));
+      const call = CancellationScope.nonCancellable(() => batchAdds.addResearchBatchTasks({ batchId, tasks, reconcile, ...(tasksRef ? { tasksRef } : {}) }));
       reconcile = true;
       return call;
     }, operator);
     state.counts = added.counts;
   };
 
-  upsertSearchAttributes([
+  attributes.upsert([
     ...(input.batch.mode ? [{ key: ResearchModeKey, value: input.batch.mode }] : []),
     ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
   ]);
@@ -111,7 +98,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     if (!carried.batchId) {
       // A batch cancelled before its create starts creates nothing.
       throwIfCancelled();
-      const created = await CancellationScope.nonCancellable(() => calls.createResearchBatch({
+      const created = await CancellationScope.nonCancellable(() => shortCalls.createResearchBatch({
         request: { ...input.batch, metadata: { ...input.batch.metadata, ...contextMetadata(input.context) } },
         requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
       }));
@@ -148,7 +135,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     while (carried.phase === 'following') {
       // Cleared before the poll: a webhook arriving while it runs wakes the next one.
       wake = false;
-      const snapshot = await untilOperatorFixes(() => calls.getResearchBatch({ batchId }), operator);
+      const snapshot = await untilOperatorFixes(() => shortCalls.getResearchBatch({ batchId }), operator);
       carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;
@@ -157,16 +144,16 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     }
   } catch (error) {
     if (!isCancellation(error) || !carried.batchId) {
-      await condition(allHandlersFinished);
+      await handlersFinished();
       throw error;
     }
     const batchId = carried.batchId;
     await CancellationScope.nonCancellable(async () => {
       // A refused cancel (the batch finished meanwhile, say) must not lose what finished: collect anyway.
-      await calls.cancelResearchBatch({ batchId }).catch((refusal: unknown) => {
+      await shortCalls.cancelResearchBatch({ batchId }).catch((refusal: unknown) => {
         state.detail = `the service refused to cancel the batch: ${failureMessage(refusal)}`;
       });
-      publish(await calls.getResearchBatch({ batchId }));
+      publish(await shortCalls.getResearchBatch({ batchId }));
     });
   }
   return await CancellationScope.nonCancellable(() => collect(carried.batchId!));
@@ -176,7 +163,7 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     publish();
     let page: CollectedBatchPage | undefined;
     do {
-      page = await downloads.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey, pageIndex: carried.manifests.length });
+      page = await storeJobs.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey, pageIndex: carried.manifests.length });
       carried.collected.push(...page.tasks.slice(0, MAX_INLINE_BATCH_TASKS - carried.collected.length));
       carried.collectedCount += page.tasks.length;
       if (page.manifest) carried.manifests.push(page.manifest);
@@ -184,10 +171,10 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       state.collected = carried.collectedCount;
       if (page.hasMore && page.nextKey !== undefined) await maybeContinueAsNew();
     } while (page.hasMore && page.nextKey !== undefined);
-    const final = await calls.getResearchBatch({ batchId });
+    const final = await shortCalls.getResearchBatch({ batchId });
     state.phase = 'done';
     publish(final);
-    await condition(allHandlersFinished);
+    await handlersFinished();
     return {
       batchId, status: final.status, counts: final.counts, cost: final.cost, tasks: carried.collected,
       tasksTruncated: carried.collectedCount > carried.collected.length, collectedCount: carried.collectedCount, manifests: carried.manifests,

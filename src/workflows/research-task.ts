@@ -1,16 +1,16 @@
 import {
-  ApplicationFailure, CancellationScope, ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, proxyActivities, setCurrentDetails,
-  allHandlersFinished, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure, CancellationScope, ContinueAsNew, condition, getExternalWorkflowHandle, isCancellation, setCurrentDetails,
+  patched, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
 import type { CreatedResearchTask, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
-import { createCall, download, handlerCall, lookup, shortCall } from './activity-options';
+import { shortCalls, storeJobs } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from '../domain/failures';
 import { contextMetadata, storageKey } from '../domain/ids';
-import { CONTINUE_AS_NEW_HISTORY_LENGTH } from './batch-plan';
+import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { nextPollDelayMs, readRetryDelayMs } from './polling';
+import { PublishedAttributes } from './published-attributes';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchModeKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
@@ -24,14 +24,8 @@ import type { ResearchTaskInput, WaitReason } from './types';
 import type { StoredOutputs } from '../domain/artifacts';
 import type { ResearchTaskResult } from '../domain/research-types';
 
-type Activities = ReturnType<typeof createActivities>;
 /** 404s in a row after which a task counts as gone (the first may come while the service catches up). */
 const NOT_FOUND_READS_TO_GIVE_UP = 5;
-const calls = proxyActivities<Activities>(shortCall);
-const creates = proxyActivities<Activities>(createCall);
-const downloads = proxyActivities<Activities>(download);
-const lookups = proxyActivities<Activities>(lookup);
-const handlerCalls = proxyActivities<Activities>(handlerCall);
 
 /**
  * One DeepResearch task as a durable workflow: create it (never twice), follow it by polling and
@@ -85,10 +79,8 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   const model = carried ? ResearchTaskModel.restore(mode, enabled, carried.model) : new ResearchTaskModel(mode, enabled);
   const inbox = new TaskInbox();
   inbox.resumeRequested = carried?.resumeRequested ?? false;
-  const historyLimit = input.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_HISTORY_LENGTH;
   let webhookConfigured: boolean;
-  let lastStatus: string | undefined;
-  let lastCost: number | undefined;
+  const attributes = new PublishedAttributes();
   /** Status reads that failed for good in a row (see readFollowing). */
   let readFailures = 0;
 
@@ -109,21 +101,18 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
 
   const publish = (): void => {
     tellParent();
-    if (model.status !== lastStatus || model.cost !== lastCost) {
-      upsertSearchAttributes([
-        { key: ResearchStatusKey, value: model.status },
-        ...(model.cost !== undefined ? [{ key: ResearchCostUsdKey, value: model.cost }] : []),
-        ...(model.deepresearchId ? [{ key: DeepResearchIdKey, value: model.deepresearchId }] : []),
-      ]);
-      lastStatus = model.status;
-      lastCost = model.cost;
-    }
+    // One event per change of status or cost, not per poll; the task id rides along.
+    attributes.upsert([
+      { key: ResearchStatusKey, value: model.status },
+      ...(model.cost !== undefined ? [{ key: ResearchCostUsdKey, value: model.cost }] : []),
+      ...(model.deepresearchId ? [{ key: DeepResearchIdKey, value: model.deepresearchId }] : []),
+    ], { kind: 'when', keys: [ResearchStatusKey.name, ResearchCostUsdKey.name] });
     setCurrentDetails(model.details());
   };
 
-  handleTaskMessages({ model, inbox, calls: handlerCalls, publish });
+  handleTaskMessages({ model, inbox, publish });
 
-  upsertSearchAttributes([
+  attributes.upsert([
     { key: ResearchModeKey, value: mode },
     ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
   ]);
@@ -146,9 +135,6 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     created = carried?.created ?? (input.existingTask !== undefined ? await existing(input.existingTask) : undefined) ?? await createTaskDurably({
       request: { ...input.request, metadata: { ...input.request.metadata, ...contextMetadata(input.context) } },
       requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
-      creates,
-      calls,
-      lookups,
       model,
       publish,
       operator: operatorGate('creating'),
@@ -183,17 +169,17 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         await condition(() => inbox.wake, delay);
       }
       // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
-      if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit) {
-        await condition(allHandlersFinished);
-        await continueAsNew<typeof researchTaskWorkflow>({
+      if (historyIsFull(input.continueAsNewAfterEvents)) {
+        const task = created;
+        await continueAsNewAfterHandlers<typeof researchTaskWorkflow>(() => ({
           ...input,
-          carried: { created, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested, ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}) },
-        });
+          carried: { created: task, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested, ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}) },
+        }));
       }
     }
   } catch (error) {
     if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) {
-      await condition(allHandlersFinished);
+      await handlersFinished();
       throw error;
     }
     return await CancellationScope.nonCancellable(() => cancelAtService(model.deepresearchId!));
@@ -207,7 +193,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     publish();
     const outputs = await collect(deepresearchId);
     if (model.status === 'failed') {
-      await condition(allHandlersFinished);
+      await handlersFinished();
       throw ApplicationFailure.create({
         type: FailureType.TaskFailed,
         message: `research task ${deepresearchId} failed: ${model.error ?? outputs.error ?? 'no error text given'}`,
@@ -215,7 +201,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         details: [{ deepresearchId, outputs }],
       });
     }
-    if (input.deleteAfterStore) await calls.deleteResearchTask({ deepresearchId });
+    if (input.deleteAfterStore) await shortCalls.deleteResearchTask({ deepresearchId });
     return await finish(model.status === 'cancelled' ? 'cancelled' : 'completed', outputs);
   });
 
@@ -227,7 +213,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
    */
   async function readFollowing(deepresearchId: string): Promise<TaskSnapshot | undefined> {
     try {
-      const snapshot = await untilOperatorFixes(() => calls.getResearchTask({ deepresearchId }), operatorGate('research'));
+      const snapshot = await untilOperatorFixes(() => shortCalls.getResearchTask({ deepresearchId }), operatorGate('research'));
       readFailures = 0;
       return snapshot;
     } catch (error) {
@@ -245,7 +231,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
 
   /** A task an earlier run left open at the service: followed from where it stands, never created again. */
   async function existing(deepresearchId: string): Promise<CreatedResearchTask> {
-    const snapshot = await calls.getResearchTask({ deepresearchId });
+    const snapshot = await shortCalls.getResearchTask({ deepresearchId });
     model.deepresearchId = deepresearchId;
     model.apply(snapshot, Date.now());
     return { deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: new Date(Date.now()).toISOString(), webhookConfigured: false, adopted: true };
@@ -259,7 +245,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   async function collect(id: string): Promise<StoredOutputs> {
     for (let failures = 1; ; failures++) {
       try {
-        return await downloads.storeResearchOutputs({ deepresearchId: id, keyPrefix });
+        return await storeJobs.storeResearchOutputs({ deepresearchId: id, keyPrefix });
       } catch (error) {
         if (isCancellation(error) || !patched('collect-through-failures')) throw error;
         const delayMs = readRetryDelayMs(mode, failures, input.polling);
@@ -277,14 +263,14 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   async function cancelAtService(id: string): Promise<ResearchTaskResult> {
     let refusal: string | undefined;
     try {
-      const cancelled = await calls.cancelResearchTask({ deepresearchId: id });
+      const cancelled = await shortCalls.cancelResearchTask({ deepresearchId: id });
       model.status = cancelled.status ?? 'cancelled';
     } catch (error) {
       refusal = failureMessage(error);
     }
     let openAtService: ResearchTaskResult['openAtService'];
     if (refusal !== undefined) {
-      const snapshot = await calls.getResearchTask({ deepresearchId: id });
+      const snapshot = await shortCalls.getResearchTask({ deepresearchId: id });
       model.apply(snapshot, Date.now());
       if (!model.terminal) {
         openAtService = {
@@ -305,7 +291,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     model.endWaits(Date.now());
     model.cost = outputs.cost ?? model.cost;
     publish();
-    await condition(allHandlersFinished);
+    await handlersFinished();
     const finishedAt = Date.now();
     return {
       deepresearchId: model.deepresearchId!,

@@ -1,5 +1,5 @@
-import { ApplicationFailure, setHandler, type ActivityInterfaceFor } from '@temporalio/workflow';
-import type { createActivities } from '../activities';
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import { handlerCalls } from './activity-proxies';
 import {
   addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate, resumeSignal,
   resolveCreateOutcomeUpdate, resolveCreateSignal, webhookReceivedSignal,
@@ -37,18 +37,16 @@ export class TaskInbox {
 export interface TaskHandlerContext {
   model: ResearchTaskModel;
   inbox: TaskInbox;
-  /** Activities with bounded retries (see `handlerCall`): an update must answer, not wait forever. */
-  calls: ActivityInterfaceFor<ReturnType<typeof createActivities>>;
   publish(): void;
 }
 
 /** Registers the research task's query, signals and updates (validators check before anything is sent). */
-export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandlerContext): void {
+export function handleTaskMessages({ model, inbox, publish }: TaskHandlerContext): void {
   // Marked answered first so a second answer cannot race this one; unmarked if the service refuses it.
   const forwardAnswer = async (answer: CheckpointAnswer): Promise<void> => {
     model.markAnswered(answer.interactionId);
     try {
-      await calls.answerResearchCheckpoint({ deepresearchId: model.deepresearchId!, interactionId: answer.interactionId, response: answer.response });
+      await handlerCalls.answerResearchCheckpoint({ deepresearchId: model.deepresearchId!, interactionId: answer.interactionId, response: answer.response });
     } catch (error) {
       model.unmarkAnswered(answer.interactionId);
       throw ApplicationFailure.create({ type: FailureType.Refused, message: `the service refused the answer: ${failureMessage(error)}`, nonRetryable: true });
@@ -117,7 +115,7 @@ export function handleTaskMessages({ model, inbox, calls, publish }: TaskHandler
   });
   setHandler(addInstructionUpdate, async (instruction) => {
     try {
-      await calls.addResearchInstruction({ deepresearchId: model.deepresearchId!, instruction });
+      await handlerCalls.addResearchInstruction({ deepresearchId: model.deepresearchId!, instruction });
       model.instructions.push({ instruction, accepted: true });
       return { accepted: true as const };
     } catch (error) {

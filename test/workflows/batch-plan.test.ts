@@ -1,4 +1,4 @@
-import { batchInputProblems, chunk, isBatchFinished, nextBatchPollDelayMs } from '../../src/workflows/batch-plan';
+import { batchInputProblems, batchRunDetails, chunk, isBatchFinished, nextBatchPollDelayMs } from '../../src/workflows/batch-plan';
 import { researchBatchWorkflowId, researchTaskWorkflowId, contextMetadata, storageKey } from '../../src/domain/ids';
 
 describe('batch planning', () => {
@@ -71,5 +71,17 @@ describe('batch tasks by reference', () => {
       'tasksRef.key: must be the artifact key of a JSON-lines task list',
       'tasksRef.count: must be a whole number of tasks, at least 1',
     ]);
+  });
+});
+
+describe('a batch workflow\'s current details', () => {
+  it('shows the phase, the batch, the tasks added so far and the service\'s counts', () => {
+    expect(batchRunDetails({ phase: 'following', batchId: 'b_1', tasksAdded: 250, tasksTotal: 250, counts: { total: 250, queued: 0, running: 10, completed: 200, failed: 3, cancelled: 0 } }))
+      .toBe('**following** · batch `b_1` · 250/250 added · 200/250 completed, 3 failed');
+  });
+
+  it('shows a batch not yet created, and why it waits for an operator', () => {
+    expect(batchRunDetails({ phase: 'creating', tasksAdded: 0, tasksTotal: 250, detail: 'credits exhausted (402): top up, then send resume' }))
+      .toBe('**creating** · batch `…` · 0/250 added\n\ncredits exhausted (402): top up, then send resume');
   });
 });

@@ -1,7 +1,6 @@
-import { availableUsd, fitsBudget, raiseBudget, reserve, settle } from '../../src/domain/budget';
+import { availableUsd, fitsBudget, raiseBudget, reserve, reserveFor, settle } from '../../src/domain/budget';
 import { budgetRaiseProblem } from '../../src/workflows/message-checks';
-import { reserveFor } from '../../src/domain/budget';
-import { decideNext, msUntilToken, pageSizeFor, refill, shouldContinueAsNew, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
+import { decideNext, msUntilToken, pageSizeFor, refill, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
 
 const item = (key: string, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index: 0, where: 'item 1', reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
@@ -84,13 +83,6 @@ describe('start rate, pages, continue-as-new and retries', () => {
     expect(pageSizeFor(50)).toBe(100);
     expect(pageSizeFor(500)).toBe(200);
     expect(pageSizeFor(5, 7)).toBe(7);
-  });
-
-  it('continues as new when the server suggests it or the history passes the threshold', () => {
-    expect(shouldContinueAsNew({ historyLength: 10, continueAsNewSuggested: true })).toBe(true);
-    expect(shouldContinueAsNew({ historyLength: 4_999, continueAsNewSuggested: false })).toBe(false);
-    expect(shouldContinueAsNew({ historyLength: 5_000, continueAsNewSuggested: false })).toBe(true);
-    expect(shouldContinueAsNew({ historyLength: 300, continueAsNewSuggested: false }, 300)).toBe(true);
   });
 
   it('retries while attempts are left, never a request the service refused as invalid', () => {

@@ -1,0 +1,47 @@
+import { posix } from 'node:path';
+import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
+import type { ItemResultView } from '../pipelines/fan-in';
+import type { PipelineItemRecord } from '../domain/pipeline-types';
+import { readJson, viewOf } from './pipeline-item-views';
+import type { ArtifactStore } from './store';
+import type { ArtifactRef } from '../domain/artifacts';
+import { contentTypeOf } from './filenames';
+
+/** Where the pipeline's last completed run is noted, for change reports. */
+const latestKey = (pipeline: string): string => `pipelines/${pipeline}/latest.json`;
+
+/** What a change report compares: status, and the structured output or a digest of the report. */
+export function comparable(view: ItemResultView, sha256?: string): ComparableItem {
+  return { status: view.status, ...(view.output !== undefined ? { output: view.output } : sha256 ? { output: { report_sha256: sha256 } } : {}) };
+}
+
+/** Notes a completed run as the one the pipeline's next change report compares with. */
+export async function markLatestRun(store: ArtifactStore, pipeline: string, run: { runKey: string; prefix: string }): Promise<void> {
+  await store.put(latestKey(pipeline), `${JSON.stringify({ runKey: run.runKey, prefix: run.prefix })}\n`, 'application/json');
+}
+
+/** The comparable items of a run that ended before, read from its records. */
+async function previousItems(store: ArtifactStore, prefix: string): Promise<Map<string, ComparableItem>> {
+  const items = new Map<string, ComparableItem>();
+  for (const ref of await store.list(`${prefix}/items`)) {
+    const key = posix.basename(ref.key, '.json');
+    const record = await readJson(store, ref.key) as PipelineItemRecord;
+    const view = await viewOf(store, prefix, key, record.index);
+    items.set(key, comparable(view, record.outputs?.report?.sha256));
+  }
+  return items;
+}
+
+/**
+ * Writes `changes.json` and `changes.md` under the run's outputs: what changed against the pipeline's
+ * previous completed run. Nothing when there is none (or it is this run).
+ */
+export async function writeChangeReport(store: ArtifactStore, run: { pipeline: string; runKey: string; prefix: string }, current: Map<string, ComparableItem>): Promise<ArtifactRef | undefined> {
+  const pointer = await store.stat(latestKey(run.pipeline));
+  if (!pointer) return undefined;
+  const previous = await readJson(store, pointer.key) as { runKey: string; prefix: string };
+  if (previous.prefix === run.prefix) return undefined;
+  const report = compareRuns({ run: previous.runKey, items: await previousItems(store, previous.prefix) }, { run: run.runKey, items: current });
+  await store.put(`${run.prefix}/outputs/changes.json`, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
+  return store.put(`${run.prefix}/outputs/changes.md`, formatChangeReport(report, run.pipeline), contentTypeOf('changes.md'));
+}

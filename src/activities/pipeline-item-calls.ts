@@ -1,0 +1,148 @@
+import { ApplicationFailure, CancelledFailure, log } from '@temporalio/activity';
+import { ResearchApiError, type AnswerRequest, type ContentsRequest, type ResearchClient, type SearchRequest } from '../api';
+import type { ItemRequest } from '../pipelines/render-item';
+import { FailureType } from '../domain/failures';
+import type { PipelineItemOutcome } from '../domain/pipeline-types';
+import { attemptLog } from './attempt-log';
+import { callOptions, heartbeat } from './context';
+import { createOutcomeOf } from './create-outcome';
+import type { ActivityDeps } from './deps';
+import { checkedKeyPrefix, invalidInput, rethrowAsFailure } from './errors';
+import { itemResultKey } from './pipeline-items';
+
+/** `runPipelineItem` input: an Answer, Search or Contents request and where to store its result. */
+export interface RunPipelineItemInput {
+  key: string;
+  request: ItemRequest;
+  prefix: string;
+  /** The item's reserved price: what an earlier attempt that may have been charged is counted at. */
+  reserveUsd?: number;
+}
+
+/** How much more than a completed attempt an attempt whose outcome was lost is counted at, at least (see runPipelineItem). */
+export const LOST_ATTEMPT_COST_FACTOR = 1.5;
+
+/**
+ * A paid call whose answer was lost on the way (a time-out, a dropped connection, a stream cut short)
+ * may have been charged, and these calls have no idempotency key: the failure says so and is not
+ * retried here, so the run counts the price and retries the item within its budget. Anything else is
+ * classified as usual (5xx and 429 are answered before any charge and retried by the activity).
+ */
+function throwPaidCallFailure(error: unknown): never {
+  // A connection never made (refused, unknown host, connect time-out) sent nothing: that stays retryable.
+  if (error instanceof ResearchApiError && (error.kind === 'timeout' || error.kind === 'network') && createOutcomeOf(error) === 'unknown') {
+    throw ApplicationFailure.create({ type: FailureType.PossiblyCharged, nonRetryable: true, message: `the answer was lost after the request was sent, so it may have been charged: ${error.message}` });
+  }
+  return rethrowAsFailure(error);
+}
+
+/** Runs a paid call; its failure becomes the typed one (see `throwPaidCallFailure`). */
+async function paidCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    return throwPaidCallFailure(error);
+  }
+}
+
+/** USD rounded to the micro-dollar. */
+function roundMicros(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
+
+/**
+ * The failure of an item's call, carrying what earlier attempts that sent the call and never reported
+ * back may have been charged (`earlierPossiblyChargedUsd` in its details), with its type and retry kept.
+ */
+function withEarlierCharges(error: unknown, usd: number): unknown {
+  if (!(error instanceof ApplicationFailure) || usd <= 0) return error;
+  return ApplicationFailure.create({
+    ...(error.type ? { type: error.type } : {}), nonRetryable: error.nonRetryable === true,
+    message: `${error.message} (earlier attempts that sent this call and never reported back may have been charged ${usd} USD)`,
+    details: [...(error.details ?? []), { earlierPossiblyChargedUsd: usd }], ...(error.nextRetryDelay !== undefined && error.nextRetryDelay !== null ? { nextRetryDelay: error.nextRetryDelay } : {}),
+  });
+}
+
+/** Runs one Answer, Search or Contents item and stores its result; paid calls fail as typed failures (402 stops the run). */
+export async function runPipelineItem({ api, store }: Pick<ActivityDeps, 'api' | 'store'>, { key, request, prefix, reserveUsd }: RunPipelineItemInput): Promise<PipelineItemOutcome> {
+  const folder = checkedKeyPrefix(prefix);
+  // The call has no idempotency key: note the attempt durably before sending, and count earlier attempts
+  // that sent it and never reported back (a killed worker) as possibly charged.
+  const attempts = await attemptLog(store, folder, key);
+  const unknown = await attempts.unsettledEarlier();
+  await attempts.sending();
+  let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
+  try {
+    stored = await runPaidCall(api, request);
+  } catch (error) {
+    // A definite refusal (an HTTP error answer, invalid input) was not charged: settled. A lost answer
+    // fails as PossiblyCharged (the run counts it), and a cancelled attempt (the worker shutting down)
+    // may have sent the call: both stay marked sent, so a retry of this activity counts them.
+    if (!isCancellation(error) && failureType(error) !== FailureType.PossiblyCharged) await attempts.settled();
+    // Earlier attempts that never reported back are not forgotten when this one fails: the failure carries them.
+    if (unknown > 0 && !isCancellation(error)) throw withEarlierCharges(error, roundMicros(unknown * (reserveUsd ?? 0)));
+    throw error;
+  }
+  await attempts.settled();
+  const result = await store.put(itemResultKey(folder, key), `${JSON.stringify({ key, ...stored }, null, 2)}\n`, 'application/json');
+  // Each such attempt counts at the item's reservation, or at one and a half times what this one cost if
+  // that is more: an Answer's AI usage (priced by the service, not bounded by the spec) and a Search's
+  // results vary between two calls of one request, and the ledger must not count less than was charged.
+  const perAttemptUsd = Math.max(reserveUsd ?? 0, stored.costUsd * LOST_ATTEMPT_COST_FACTOR);
+  const possiblyChargedUsd = unknown > 0 ? Math.round(unknown * perAttemptUsd * 1_000_000) / 1_000_000 : 0;
+  if (unknown > 0) log.warn('an earlier attempt sent this paid call and never reported back: it may have been charged too', { key, earlierAttempts: unknown, possiblyChargedUsd });
+  return { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) };
+}
+
+async function runPaidCall(api: ResearchClient, request: ItemRequest): Promise<{ kind: string; output: unknown; sources?: unknown; costUsd: number }> {
+  let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
+  switch (request.kind) {
+    case 'answer': stored = await answer(api, request.request); break;
+    case 'search': {
+      const response = await paidCall(() => api.search(request.request as SearchRequest, callOptions()));
+      stored = { kind: 'search', output: response.results, costUsd: response.total_deduction_dollars };
+      break;
+    }
+    case 'contents': {
+      const response = await paidCall(() => api.contents(request.request as ContentsRequest, callOptions()));
+      const costUsd = response.total_cost_dollars ?? response.results.reduce((sum, result) => sum + (result.status === 'success' ? (result.price ?? 0) : 0), 0);
+      stored = { kind: 'contents', output: response.results, costUsd };
+      break;
+    }
+    default: throw invalidInput(`runPipelineItem runs answer, search and contents items; ${request.kind} items run as research task workflows`);
+  }
+  return stored;
+}
+
+async function answer(api: ResearchClient, request: AnswerRequest): Promise<{ kind: string; output: unknown; sources: unknown[]; costUsd: number }> {
+  let text = '';
+  let costUsd = 0;
+  const sources: unknown[] = [];
+  try {
+    for await (const event of api.answer(request, callOptions())) {
+      if (event.type === 'content') text += event.delta;
+      else if (event.type === 'search_results') sources.push(...event.searchResults.map((result) => ({ title: result.title, url: result.url })));
+      else if (event.type === 'metadata') costUsd = event.metadata.cost.total_deduction_dollars;
+      heartbeat({ characters: text.length });
+    }
+  } catch (error) {
+    throwPaidCallFailure(error);
+  }
+  let output: unknown = text;
+  if (request.structured_output) {
+    try {
+      output = JSON.parse(text);
+    } catch {
+      log.warn('a structured answer was not JSON; kept as text', { characters: text.length });
+    }
+  }
+  return { kind: 'answer', output, sources, costUsd };
+}
+
+/** The activity that runs an Answer, Search or Contents item (a paid call) and stores its result. */
+export function pipelineItemCallActivities(deps: ActivityDeps) {
+  return { runPipelineItem: (input: RunPipelineItemInput) => runPipelineItem(deps, input) };
+}
+
+const isCancellation = (error: unknown): boolean => error instanceof CancelledFailure || (error instanceof Error && error.name === 'AbortError');
+const failureType = (error: unknown): string | undefined => (error instanceof ApplicationFailure ? error.type ?? undefined : undefined);

@@ -1,0 +1,109 @@
+import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { PipelineRunRef } from '../activities/pipeline-items';
+import { shortCalls } from './activity-proxies';
+import { pipelineItemGenerationId, pipelineRunPrefix, runKeyOfRunWorkflowId } from '../domain/ids';
+import type { RunIdentity } from './pipeline-child-summaries';
+import type { ItemSettledReport } from '../domain/pipeline-types';
+import { initialCarried, PipelineRunModel } from './pipeline-run-model';
+import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domain/pipeline-types';
+import { PublishedAttributes } from './published-attributes';
+import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
+
+/**
+ * How a pipeline run works through its items: a sliding window of child workflows and activities
+ * (`WindowStrategy`), or the service's batch API (`ServiceBatchStrategy`). The run workflow picks one
+ * and does the rest: messages, the key check, the fan-in and the result.
+ */
+export interface RunStrategy {
+  /**
+   * Works through the items until the input is used up or the run stops, then returns with nothing in
+   * flight; throws a cancellation when the run is cancelled, and may continue as new.
+   */
+  runItems(): Promise<void>;
+  /** An operator resumed the run: whatever waits for that resume hears it too. */
+  resumed(): void;
+  /** An adopted item reported how it ended (checked already). */
+  itemSettled(report: ItemSettledReport): void;
+  /** Items counted as going to run again that never will (the run stopped first): they stay failed. */
+  unrunRetries(): number;
+}
+
+/**
+ * What every strategy of a pipeline run shares: who the run is, its model, how it shows itself (search
+ * attributes, current details), how its waits are woken, and where its item records go.
+ */
+export class PipelineRun {
+  readonly definition: PipelineRunInput['definition'];
+  readonly runKey: string;
+  readonly carried: PipelineRunCarried;
+  /** The run's store folder. */
+  readonly prefix: string;
+  /** The run as its activities are told about it. */
+  readonly ref: PipelineRunRef;
+  readonly model: PipelineRunModel;
+  readonly workflowId: string;
+  readonly firstExecutionRunId: string;
+  /** The run as its children's summaries name it. */
+  readonly identity: RunIdentity;
+  /** Something happened (a message came, an item ended) that the run's next wait must not sleep through. */
+  changed = false;
+  readonly #attributes = new PublishedAttributes();
+
+  constructor(readonly input: PipelineRunInput) {
+    const { definition } = input;
+    const info = workflowInfo();
+    this.definition = definition;
+    this.workflowId = info.workflowId;
+    this.firstExecutionRunId = info.firstExecutionRunId;
+    this.runKey = input.carried?.runKey ?? input.runKey ?? runKeyOfRunWorkflowId(info.workflowId, definition.name);
+    this.carried = input.carried ?? initialCarried(this.runKey, new Date(Date.now()).toISOString().slice(0, 10), definition.budget_usd, Date.now());
+    this.prefix = pipelineRunPrefix(definition.name, this.runKey);
+    this.identity = { pipeline: definition.name, runKey: this.runKey, workflowId: info.workflowId };
+    this.ref = { definition, source: input.source, params: input.params, runKey: this.runKey, runDate: this.carried.runDate, prefix: this.prefix };
+    this.model = new PipelineRunModel({
+      pipeline: definition.name, concurrency: definition.concurrency, ratePerSecond: definition.start_rate_per_second,
+      retries: definition.retries, failRunOnItemFailure: definition.on_item_failure === 'fail_run',
+    }, this.carried, Date.now());
+  }
+
+  /** Names the run's pipeline for operators' filters. */
+  showPipeline(): void {
+    this.#attributes.upsert([{ key: ResearchPipelineKey, value: this.definition.name }]);
+  }
+
+  /** Shows the run's state: search attributes when its phase changes (one event per change), current details always. */
+  publish(): void {
+    const { model } = this;
+    this.#attributes.upsert(
+      [{ key: ResearchStatusKey, value: model.phase }, { key: ResearchCostUsdKey, value: model.ledger.spentUsd }],
+      { kind: 'when', keys: [ResearchStatusKey.name] },
+    );
+    setCurrentDetails(model.details(Date.now()));
+  }
+
+  /** Shows what the run spent, whatever its phase (its last word). */
+  showSpent(): void {
+    this.#attributes.upsert([{ key: ResearchCostUsdKey, value: this.model.ledger.spentUsd }]);
+  }
+
+  /** Wakes the run's next wait. */
+  wake(): void {
+    this.changed = true;
+  }
+
+  /** Writes the records of ended items to the store. */
+  async flush(): Promise<void> {
+    const records = this.model.takePending();
+    if (records.length > 0) await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+  }
+
+  /** The workflow id of an item's research task, in its generation. */
+  itemWorkflowId(item: PlannedItem): string {
+    return pipelineItemGenerationId(this.definition.name, this.runKey, item.key, item.generation);
+  }
+
+  /** The context a child research task or batch carries into the service's metadata. */
+  childContext(item?: string): { pipeline: string; run: string; item?: string } {
+    return { pipeline: this.definition.name, run: this.runKey, ...(item !== undefined ? { item } : {}) };
+  }
+}

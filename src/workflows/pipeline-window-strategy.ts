@@ -1,0 +1,212 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, condition, executeChild, getExternalWorkflowHandle, isCancellation, patched,
+} from '@temporalio/workflow';
+import type { ItemRequest } from '../pipelines/render-item';
+import { itemCalls, shortCalls } from './activity-proxies';
+import { continueAsNewAfterHandlers, historyIsFull } from './continue-as-new';
+import { resumeSignal } from './definitions';
+import { failureMessage, failureType } from './failure-info';
+import { itemDetails, itemSummary } from './pipeline-child-summaries';
+import { itemAdoptedSignal } from './pipeline-definitions';
+import type { ItemSettledReport } from '../domain/pipeline-types';
+import {
+  adoptedOutcome, alreadyRanOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutcome, failedItemCallOutcome, itemCallOutcome,
+} from './pipeline-item-outcomes';
+import type { PipelineRun, RunStrategy } from './pipeline-run-context';
+import type { ItemOutcome } from './pipeline-run-model';
+import type { PipelineRunInput, PipelineRunResult, PlannedItem } from '../domain/pipeline-types';
+import { pageSizeFor, RECORD_FLUSH_SIZE } from './pipeline-window';
+import type { ResearchTaskInput } from './types';
+import type { ResearchTaskResult } from '../domain/research-types';
+
+/** Children started under this patch may outlive their run's execution (abandon close policy) and be adopted by the next. */
+const CARRY_ITEMS = 'carry-items-across-continue-as-new';
+/** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
+export const ADOPTED_ITEM_LOOK_MS = 30 * 60_000;
+
+type PipelineRunWorkflow = (input: PipelineRunInput) => Promise<PipelineRunResult>;
+
+/**
+ * The sliding window: reads the input page by page from a cursor and runs each item (a research task
+ * child workflow for DeepResearch and service-workflow steps, an activity for Answer, Search and
+ * Contents) under the window's concurrency, a start rate and the budget (`decideNext`). History holds the
+ * cursor and aggregates only: past a history threshold the window drains and the run continues as new,
+ * carrying the research tasks still running (the next execution adopts them) and waiting for the calls.
+ */
+export class WindowStrategy implements RunStrategy {
+  /** An operator's resume goes on to the items in flight (their research tasks wait for it after a 402). */
+  #forwardResume = false;
+  /** Reports of adopted items (started by an earlier execution) that ended, by item key. */
+  readonly #reports = new Map<string, ItemSettledReport>();
+  readonly #pageSize: number;
+
+  constructor(private readonly run: PipelineRun, private readonly usesChildren: boolean) {
+    this.#pageSize = pageSizeFor(run.definition.concurrency, run.input.pageSize);
+  }
+
+  resumed(): void {
+    this.#forwardResume = this.usesChildren;
+  }
+
+  itemSettled(report: ItemSettledReport): void {
+    const flight = this.run.model.inFlight.get(report.item);
+    // Only an item this run adopted reports here, from the workflow that serves it now.
+    if (!flight?.carriable || report.workflowId !== this.run.itemWorkflowId(flight.item)) return;
+    this.#reports.set(report.item, report);
+    this.run.wake();
+  }
+
+  unrunRetries(): number {
+    // Retries wait in the model's queue and count as skipped when the run stops.
+    return 0;
+  }
+
+  async runItems(): Promise<void> {
+    const { run } = this;
+    const { model } = run;
+    // Items the previous execution left running: adopted and followed to their end.
+    for (const { item } of model.carriedFlights()) {
+      void this.#followAdopted(item).then((outcome) => {
+        model.settle(item.key, outcome, Date.now());
+        run.wake();
+      });
+    }
+    for (;;) {
+      run.changed = false;
+      if (model.needsPage && !model.stopping) await this.#readPage();
+      let decision = model.decide(Date.now());
+      while (decision.kind !== 'wait') {
+        if (decision.kind === 'reuse') model.reuse(decision.item);
+        else if (decision.kind === 'refuse') model.refuse(decision.item, Date.now());
+        else this.#launch(decision.item);
+        decision = model.decide(Date.now());
+      }
+      if (decision.reason === 'no_items' && model.needsPage && !model.stopping) continue;
+      model.showWait(decision);
+      run.publish();
+      if (this.#forwardResume) {
+        this.#forwardResume = false;
+        await Promise.all([...model.inFlight.values()].map(({ item }) => getExternalWorkflowHandle(run.itemWorkflowId(item)).signal(resumeSignal).catch(() => undefined)));
+      }
+      if (model.pending.length >= RECORD_FLUSH_SIZE) await run.flush();
+      if (!model.draining && !model.stopping && !model.inputExhausted && historyIsFull(run.input.continueAsNewAfterEvents)) {
+        model.draining = true;
+        continue;
+      }
+      if (model.draining && model.drained) {
+        await run.flush();
+        const { carried, runKey } = run;
+        return await continueAsNewAfterHandlers<PipelineRunWorkflow>(() => ({
+          ...run.input, runKey, carried: model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
+        }));
+      }
+      if (model.inFlight.size === 0 && (model.inputExhausted || model.stopping)) return;
+      if (run.changed) continue;
+      if (decision.delayMs !== undefined) await condition(() => run.changed, decision.delayMs);
+      else await condition(() => run.changed);
+    }
+  }
+
+  async #readPage(): Promise<void> {
+    const { model } = this.run;
+    try {
+      model.loadPage(await shortCalls.readPipelinePage({ ...this.run.ref, ...model.pageRequest(), limit: this.#pageSize }));
+    } catch (error) {
+      // Any failure that reaches here is final (the activity's retries are spent, or it cannot be retried):
+      // the run stops starting, lets what runs finish, writes its outputs and fails saying why.
+      if (isCancellation(error)) throw error;
+      model.inputFailed(`the input could not be read further: ${failureMessage(error)}`);
+    }
+  }
+
+  #launch(item: PlannedItem): void {
+    const request = item.request as ItemRequest | undefined;
+    const carriable = (request?.kind === 'deepresearch' || request?.kind === 'workflow') && patched(CARRY_ITEMS);
+    const attempts = this.run.model.start(item, Date.now(), carriable);
+    void this.#runItem(item, attempts, carriable).then((outcome) => {
+      this.run.model.settle(item.key, outcome, Date.now());
+      this.run.wake();
+    });
+  }
+
+  /** Runs one started item to its outcome; never throws. */
+  async #runItem(item: PlannedItem, attempts: number, carriable: boolean): Promise<ItemOutcome> {
+    const { run } = this;
+    const request = item.request as ItemRequest;
+    if (request.kind === 'deepresearch' || request.kind === 'workflow') {
+      const workflowId = run.itemWorkflowId(item);
+      try {
+        const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
+          workflowId,
+          args: [{
+            request: request.request, context: run.childContext(item.key), ...(run.input.polling ? { polling: run.input.polling } : {}),
+            ...(item.existingTask ? { existingTask: item.existingTask } : {}),
+          }],
+          // A failed attempt may run again; a completed or running item's workflow is never started twice.
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          // An adoptable item outlives this execution when the run continues as new (the next adopts it);
+          // cancelling the run still cancels it, through the cancellation scope.
+          parentClosePolicy: carriable ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+          staticSummary: itemSummary(run.identity, item, attempts),
+          staticDetails: itemDetails(run.identity, item, request),
+        });
+        return childOutcome(workflowId, result);
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError) {
+          // Running or completed outside this execution (an earlier one was terminated before recording it):
+          // the run adopts it and records how it ends, rather than paying for another.
+          if (carriable) return await this.#followAdopted(item);
+          return alreadyRanOutcome(workflowId);
+        }
+        if (isCancellation(error)) return { status: 'cancelled', costUsd: 0, workflowId };
+        return failedChildOutcome(workflowId, error);
+      }
+    }
+    try {
+      return itemCallOutcome(await itemCalls.runPipelineItem({ key: item.key, request, prefix: run.prefix, reserveUsd: item.reserveUsd }));
+    } catch (error) {
+      if (isCancellation(error)) return cancelledItemCallOutcome(item.reserveUsd);
+      return failedItemCallOutcome(error, item.reserveUsd);
+    }
+  }
+
+  /**
+   * Follows an item whose research task workflow this execution did not start (carried across
+   * continue-as-new, or found running): asks it to report its outcome here, and looks at it now and then
+   * in case the report cannot come (it had ended already). Cancelling the run cancels it; never throws.
+   */
+  async #followAdopted(item: PlannedItem): Promise<ItemOutcome> {
+    const workflowId = this.run.itemWorkflowId(item);
+    const reports = this.#reports;
+    const follow = async (look: boolean): Promise<ItemOutcome> => {
+      for (;;) {
+        if (look) {
+          const looked = await shortCalls.lookItemWorkflow({ workflowId });
+          if (looked.status !== 'running') return adoptedOutcome(workflowId, looked);
+        }
+        look = true;
+        if (await condition(() => reports.has(item.key), ADOPTED_ITEM_LOOK_MS)) return adoptedOutcome(workflowId, reports.get(item.key)!);
+      }
+    };
+    try {
+      let ended = false;
+      try {
+        await getExternalWorkflowHandle(workflowId).signal(itemAdoptedSignal, { run: this.run.workflowId });
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        ended = true;
+      }
+      return await follow(ended);
+    } catch (error) {
+      if (!isCancellation(error)) return { status: 'failed', costUsd: 0, workflowId, error: failureMessage(error), failureType: failureType(error) };
+      // The run was cancelled: so is the item, which then reports how it ended (its partial outputs).
+      return await CancellationScope.nonCancellable(async () => {
+        await getExternalWorkflowHandle(workflowId).cancel().catch(() => undefined);
+        return await follow(true);
+      });
+    } finally {
+      reports.delete(item.key);
+    }
+  }
+}
