@@ -2,7 +2,7 @@ import type { CreateBatchRequest } from '../api';
 import { estimateItem } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderBatchConfig, renderItemRequest } from '../pipelines/render-item';
-import type { ItemCursor, KeyedItem } from '../pipelines/types';
+import type { ItemCursor } from '../pipelines/types';
 import { addUsd, fitsBudget, reserve } from '../workflows/pipeline-budget';
 import { keepLast } from '../workflows/pipeline-progress';
 import type { BudgetLedger, PipelineItemRecord } from '../workflows/pipeline-types';
@@ -199,7 +199,7 @@ export function pipelineBatchActivities(deps: ActivityDeps) {
         } else {
           let task: { id: string; query: string };
           try {
-            const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
+            const request = renderItemRequest(input.definition, { ...item, key }, context);
             if (request.kind !== 'batch') throw invalidInput('preparePipelineBatch runs definitions whose step is batch');
             task = request.task;
           } catch (error) {

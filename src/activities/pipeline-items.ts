@@ -1,11 +1,11 @@
 import { ApplicationFailure, CancelledFailure, log } from '@temporalio/activity';
-import { ResearchApiError, type AnswerRequest, type ContentsRequest, type PreviewWorkflowRequest, type SearchRequest } from '../api';
+import { ResearchApiError, type AnswerRequest, type PreviewWorkflowRequest } from '../api';
 import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { InputError } from '../pipelines/input-file';
 import { ItemError, itemKey, SINGLE_ITEM_KEY } from '../pipelines/item-keys';
 import { readItems } from '../pipelines/read-items';
 import { renderItemRequest, type ItemRequest } from '../pipelines/render-item';
-import type { ItemCursor, ItemSource, KeyedItem, PipelineDefinition, RunContext, SourceItem } from '../pipelines/types';
+import type { ItemCursor, ItemSource, PipelineDefinition, RunContext, SourceItem } from '../pipelines/types';
 import type { PipelineItemOutcome, PipelineItemRecord, PlannedItem, PlannedPage, RunParams } from '../workflows/pipeline-types';
 import { FailureType } from '../workflows/failures';
 import type { ActivityDeps } from './deps';
@@ -185,7 +185,7 @@ export function pipelineItemActivities(deps: ActivityDeps) {
     const earlier = await previousRecord(prefix, key);
     if (earlier?.status === 'completed') return { ...planned, done: { status: 'completed', costUsd: earlier.costUsd } };
     try {
-      const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
+      const request = renderItemRequest(input.definition, { ...item, key }, context);
       const preview = request.kind === 'workflow' ? await previewOf(request.preview, previews) : undefined;
       if (preview && 'problem' in preview) return { ...planned, problem: `${item.where}: ${preview.problem}` };
       const estimate = estimateItem(request, preview);
@@ -262,12 +262,12 @@ export function pipelineItemActivities(deps: ActivityDeps) {
     switch (request.kind) {
       case 'answer': stored = await answer(request.request); break;
       case 'search': {
-        const response = await paidCall(() => api.search(request.request as SearchRequest, callOptions()));
+        const response = await paidCall(() => api.search(request.request, callOptions()));
         stored = { kind: 'search', output: response.results, costUsd: response.total_deduction_dollars };
         break;
       }
       case 'contents': {
-        const response = await paidCall(() => api.contents(request.request as ContentsRequest, callOptions()));
+        const response = await paidCall(() => api.contents(request.request, callOptions()));
         const costUsd = response.total_cost_dollars ?? response.results.reduce((sum, result) => sum + (result.status === 'success' ? (result.price ?? 0) : 0), 0);
         stored = { kind: 'contents', output: response.results, costUsd };
         break;

@@ -239,7 +239,7 @@ export class Transport {
       response = await (foreign ? this.#foreign : this.#dispatcher).request({
         origin,
         path,
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
         signal: deadline,

@@ -182,7 +182,7 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
   }
 
   function launch(item: PlannedItem): void {
-    const request = item.request as ItemRequest | undefined;
+    const request = item.request;
     const carriable = (request?.kind === 'deepresearch' || request?.kind === 'workflow') && patched(CARRY_ITEMS);
     const attempts = model.start(item, Date.now(), carriable);
     void runItem(item, attempts, carriable).then((outcome) => {

@@ -30,7 +30,7 @@ const adds = proxyActivities<Activities>(batchAdd);
  */
 export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<ResearchBatchResult> {
   if (!input.carried) {
-    const problems = batchInputProblems(input.batch as Record<string, unknown>, input.tasks, input.tasksRef);
+    const problems = batchInputProblems(input.batch, input.tasks, input.tasksRef);
     if (problems.length > 0) {
       throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
     }

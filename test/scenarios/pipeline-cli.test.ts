@@ -4,7 +4,7 @@ import path from 'node:path';
 import { budgetCommand, cancelCommand, pauseResumeCommand, respondCommand, statusCommand, type TemporalOpener } from '../../src/commands/runs';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
-import type { PipelineRunResult, PipelineRunState } from '../../src/workflows/pipeline-types';
+import type { PipelineRunState } from '../../src/workflows/pipeline-types';
 import type { ResearchTaskState } from '../../src/workflows/types';
 import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
@@ -85,7 +85,7 @@ budget_usd: 0.25
     const cancelled = capture();
     expect(await cancelCommand(run, {}, cancelled.io, opener())).toBe(0);
     expect(cancelled.out()).toBe('cancel requested: pipeline-run/steered/ops\n');
-    const result = await handle.result() as PipelineRunResult;
+    const result = await handle.result();
     expect(result.status).toBe('cancelled');
     expect(result.counts.completed).toBe(1);
     const after = capture();
