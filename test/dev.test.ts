@@ -100,7 +100,8 @@ describe('rp dev', () => {
           }
         })();
       }
-      if (line.startsWith('Ctrl-C')) void described?.finally(() => stop.abort());
+      // Stops either way; `described` is awaited below, where its failure is reported.
+      if (line.startsWith('Ctrl-C')) void described?.then(() => stop.abort(), () => stop.abort());
     } });
     const { uiUrl, address } = await ui;
     expect(await described).toBe('COMPLETED');

@@ -86,13 +86,14 @@ export function batchActivities(deps: ActivityDeps) {
     }
     // 100 long queries can pass a request body limit: send them in as many calls as their size needs.
     let added = 0;
-    let counts;
+    let counts: AddedBatchTasks['counts'] | undefined;
     for (const group of bySize(missing, MAX_ADD_BODY_BYTES)) {
       const answer = await callService(() => api.addBatchTasks(batchId, group, callOptions()));
       added += answer.added;
       counts = answer.counts;
       heartbeat({ batchId, added });
     }
+    // bySize yields at least one group for a non-empty list, so the loop ran and set counts.
     return { added, skipped, counts: counts! };
   }
 

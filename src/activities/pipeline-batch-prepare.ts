@@ -2,7 +2,7 @@ import type { CreateBatchRequest } from '../api';
 import { estimateItem } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderBatchConfig, renderItemRequest } from '../pipelines/render-item';
-import type { KeyedItem, RunContext } from '../pipelines/types';
+import type { RunContext } from '../pipelines/types';
 import { fitsBudget, reserve } from '../domain/budget';
 import { keepLast } from '../domain/keep-last';
 import type { BudgetLedger } from '../domain/pipeline-types';
@@ -159,7 +159,7 @@ async function takeInput(store: ArtifactStore, round: RoundTaking, input: Prepar
       } else {
         let task: RoundTask;
         try {
-          const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
+          const request = renderItemRequest(input.definition, { ...item, key }, context);
           if (request.kind !== 'batch') throw invalidInput('preparePipelineBatch runs definitions whose step is batch');
           task = request.task;
         } catch (error) {

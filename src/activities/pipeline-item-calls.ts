@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, log } from '@temporalio/activity';
-import { ResearchApiError, type AnswerRequest, type ContentsRequest, type ResearchClient, type SearchRequest } from '../api';
+import { ResearchApiError, type AnswerRequest, type ResearchClient } from '../api';
 import type { ItemRequest } from '../pipelines/render-item';
 import { FailureType } from '../domain/failures';
 import type { PipelineItemOutcome } from '../domain/pipeline-types';
@@ -99,12 +99,12 @@ async function runPaidCall(api: ResearchClient, request: ItemRequest): Promise<{
   switch (request.kind) {
     case 'answer': stored = await answer(api, request.request); break;
     case 'search': {
-      const response = await paidCall(() => api.search(request.request as SearchRequest, callOptions()));
+      const response = await paidCall(() => api.search(request.request, callOptions()));
       stored = { kind: 'search', output: response.results, costUsd: response.total_deduction_dollars };
       break;
     }
     case 'contents': {
-      const response = await paidCall(() => api.contents(request.request as ContentsRequest, callOptions()));
+      const response = await paidCall(() => api.contents(request.request, callOptions()));
       const costUsd = response.total_cost_dollars ?? response.results.reduce((sum, result) => sum + (result.status === 'success' ? (result.price ?? 0) : 0), 0);
       stored = { kind: 'contents', output: response.results, costUsd };
       break;

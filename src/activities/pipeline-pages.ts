@@ -2,7 +2,7 @@ import { ResearchApiError, type PreviewWorkflowRequest, type ResearchClient } fr
 import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderItemRequest } from '../pipelines/render-item';
-import type { ItemCursor, KeyedItem, RunContext, SourceItem } from '../pipelines/types';
+import type { ItemCursor, RunContext, SourceItem } from '../pipelines/types';
 import type { PlannedItem, PlannedPage } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { callOptions } from './context';
@@ -59,7 +59,7 @@ async function planItem(deps: Pick<ActivityDeps, 'api' | 'store'>, input: ReadPi
   const earlier = await readItemRecord(deps.store, prefix, key);
   if (earlier?.status === 'completed') return { ...planned, done: { status: 'completed', costUsd: earlier.costUsd } };
   try {
-    const request = renderItemRequest(input.definition, { ...item, key } as KeyedItem, context);
+    const request = renderItemRequest(input.definition, { ...item, key }, context);
     const preview = request.kind === 'workflow' ? await previewOf(deps.api, request.preview, previews) : undefined;
     if (preview && 'problem' in preview) return { ...planned, problem: `${item.where}: ${preview.problem}` };
     const estimate = estimateItem(request, preview);

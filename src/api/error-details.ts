@@ -19,10 +19,13 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return at - now;
 }
 
+// Guarded: code that reads error details may run where fetch's Headers does not exist.
+const isFetchHeaders = (headers: ResponseHeadersLike): headers is Headers => typeof Headers !== 'undefined' && headers instanceof Headers;
+
 /** One header's first value, from undici's plain object or a fetch `Headers`. */
 export function header(headers: ResponseHeadersLike | undefined, name: string): string | undefined {
   if (!headers) return undefined;
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+  if (isFetchHeaders(headers)) return headers.get(name) ?? undefined;
   const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   return Array.isArray(entry) ? entry[0] : entry;
 }

@@ -258,7 +258,7 @@ export class Transport {
       response = await (foreign ? pools.foreign : pools.service).request({
         origin,
         path,
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
         signal: deadline,

@@ -63,7 +63,7 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
     frameworkErrors: (_error, _request, reply) => {
       const answer = fail(400, 'Malformed path');
       deps.stats.recordRequest(UNMATCHED_ROUTE, answer.status);
-      (reply as FastifyReply).send(body(deps, reply as FastifyReply, answer));
+      (reply as FastifyReply).send(body(deps, reply, answer));
     },
   });
 

@@ -32,12 +32,12 @@ export function walkSchema(root: Schema, values: SchemaValues, maxDepth: number)
     }
     if ('const' in schema) return schema.const;
     if (Array.isArray(schema.enum) && schema.enum.length > 0) return values.choose(schema.enum);
-    const options = [schema.anyOf, schema.oneOf, schema.allOf].find(Array.isArray);
+    const options: unknown[] | undefined = [schema.anyOf, schema.oneOf, schema.allOf].find(Array.isArray);
     if (options) {
       const first = options.find((option) => isSchema(option) && option.type !== 'null');
-      if (isSchema(first)) return generate({ ...first, ...(schema.allOf ? Object.assign({}, ...options.filter(isSchema)) : {}) }, name, depth + 1);
+      if (isSchema(first)) return generate({ ...first, ...(schema.allOf ? options.filter(isSchema).reduce<Schema>((merged, option) => ({ ...merged, ...option }), {}) : {}) }, name, depth + 1);
     }
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
     const type = types.find((entry) => entry !== undefined && entry !== 'null')
       ?? (isSchema(schema.properties) ? 'object' : schema.items !== undefined ? 'array' : types[0]);
     switch (type) {

@@ -86,7 +86,7 @@ export class EmulatorHttpError extends Error {
     readonly body: unknown,
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof body === 'object' && body !== null && 'error' in body ? String((body as { error: unknown }).error) : `HTTP ${status}`);
+    super(typeof body === 'object' && body !== null && 'error' in body ? String(body.error) : `HTTP ${status}`);
   }
 
   /** The common `{ success: false, error }` form. */

@@ -1,6 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import type { Client } from '@temporalio/client';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WebhookSecretStore } from '../shared/webhook-secrets';
@@ -43,7 +43,7 @@ export interface IntakeOptions {
   /** The clock webhook timestamps are checked against (epoch ms). */
   now?: () => number;
   /** Fastify's logger: true for JSON logs with secrets redacted (`intakeLoggerOptions`), false for none. */
-  logger?: boolean | FastifyServerOptions['logger'];
+  logger?: FastifyServerOptions['logger'];
 }
 
 /** A built intake: the fastify app (routes registered, not listening) and its metrics. */
@@ -113,7 +113,9 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
   installErrorHandler(app, metrics);
 
   // JSON is parsed by fastify's own (prototype-poisoning safe) parser; the bytes are kept for signatures.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Its declared type joins the callback and the promise forms; it is the callback form (it calls `done` before it
+  // returns), so nothing is left pending.
+  const parseJson = app.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, body: string, done: (error: Error | null, body?: unknown) => void) => void;
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     request.rawBody = body as Buffer;

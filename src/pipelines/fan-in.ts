@@ -41,9 +41,9 @@ export function outputSchemaOf(definition: PipelineDefinition): JsonSchema | und
   const step = stepSpec(definition.step);
   if (step.kind === 'deepresearch') {
     const schema = step.config.output_formats?.find((format) => typeof format === 'object');
-    return schema as JsonSchema | undefined;
+    return schema;
   }
-  if (step.kind === 'answer') return step.config.structured_output as JsonSchema | undefined;
+  if (step.kind === 'answer') return step.config.structured_output;
   return undefined;
 }
 

@@ -91,7 +91,7 @@ export function planScheduleSync(wanted: ReadonlyArray<{ id: string; hash: strin
   }
   const wantedIds = new Set(wanted.map((entry) => entry.id));
   for (const id of have.keys()) if (!wantedIds.has(id)) plan.delete.push(id);
-  for (const list of Object.values(plan)) list.sort();
+  for (const list of [plan.create, plan.update, plan.delete, plan.unchanged]) list.sort();
   return plan;
 }
 

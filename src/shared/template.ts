@@ -137,7 +137,7 @@ export function renderDeep<T>(value: T, context: Readonly<Record<string, unknown
     }
     return renderTemplate(value, context, options) as T;
   }
-  if (Array.isArray(value)) return value.map((entry) => renderDeep(entry, context, options)) as T;
+  if (Array.isArray(value)) return value.map((entry: unknown) => renderDeep(entry, context, options)) as T;
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, renderDeep(entry, context, options)])) as T;
   }

@@ -121,7 +121,7 @@ export class WindowStrategy implements RunStrategy {
   }
 
   #launch(item: PlannedItem): void {
-    const request = item.request as ItemRequest | undefined;
+    const request = item.request;
     const carriable = (request?.kind === 'deepresearch' || request?.kind === 'workflow') && patched(CARRY_ITEMS);
     const attempts = this.run.model.start(item, Date.now(), carriable);
     void this.#runItem(item, attempts, carriable).then((outcome) => {

@@ -25,7 +25,7 @@ import type { ResearchBatchCarried, ResearchBatchInput, ResearchBatchResult, Res
  */
 export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<ResearchBatchResult> {
   if (!input.carried) {
-    const problems = batchInputProblems(input.batch as Record<string, unknown>, input.tasks, input.tasksRef);
+    const problems = batchInputProblems(input.batch, input.tasks, input.tasksRef);
     if (problems.length > 0) {
       throw ApplicationFailure.create({ type: FailureType.InvalidInput, message: `batch refused: ${problems.join('; ')}`, nonRetryable: true });
     }

@@ -16,7 +16,7 @@ describe('the time limit of service calls inside an activity attempt', () => {
 
   it('rides on every call the activities make, with the cancellation signal', async () => {
     const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 60_000, currentAttemptScheduledTimestampMs: Date.now() });
-    const options = (await env.run(async () => callOptions())) as ReturnType<typeof callOptions>;
+    const options: ReturnType<typeof callOptions> = await env.run(async () => callOptions());
     expect(options.signal).toBeInstanceOf(AbortSignal);
     expect(options.timeoutMs).toBeGreaterThan(50_000);
     expect(options.timeoutMs).toBeLessThanOrEqual(60_000 - ATTEMPT_REPORT_MARGIN_MS);

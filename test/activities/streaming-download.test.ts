@@ -13,11 +13,11 @@ describe('a streaming download', () => {
     const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 60_000, currentAttemptScheduledTimestampMs: Date.now() });
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
-    const received = (await env.run(async () => {
+    const received: number[] = await env.run(async () => {
       const out: number[] = [];
       for await (const chunk of heartbeating(slowChunks(5, 500), 3) as AsyncIterable<Uint8Array>) out.push(chunk[0]!);
       return out;
-    })) as number[];
+    });
     expect(received).toEqual([0, 1, 2, 3, 4]);
     expect(beats.length).toBeGreaterThanOrEqual(1);
     expect(beats.every((details) => JSON.stringify(details) === JSON.stringify({ stored: 3 }))).toBe(true);

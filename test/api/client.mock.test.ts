@@ -412,7 +412,7 @@ describe('schema violations', () => {
     ['addBatchTasks with 101 tasks', () => client.addBatchTasks('b', Array.from({ length: 101 }, (_, index) => ({ id: `${index}`, query: 'q' }))), 'tasks'],
     ['listBatchTasksPage with limit 0', () => client.listBatchTasksPage('b', { limit: 0 }), 'limit'],
     ['respondToCheckpoint with a half review', () => client.respondToCheckpoint('dr_1', { interaction_id: 'i', response: { approved: false } } as never), 'response'],
-    ['createBatch with checkpoints', () => client.createBatch({ name: 'b', hitl: { plan_review: true } } as never), 'hitl'],
+    ['createBatch with checkpoints', () => client.createBatch({ name: 'b', hitl: { plan_review: true } }), 'hitl'],
   ])('%s is rejected before sending', async (_name, call, path) => {
     const error = await failure(call());
     expect(error.kind).toBe('invalid_request');

@@ -174,7 +174,7 @@ describe('DeepResearch outputs and assets', () => {
       expect(file.title).toMatch(new RegExp(`\\.${file.type}$`));
       return download;
     }));
-    const [csv, xlsx, docx, pptx, pdf] = bytes.map((download) => download!);
+    const [csv, xlsx, docx, pptx, pdf] = bytes;
     expect(csv!.contentType).toBe('text/csv; charset=utf-8');
     const rows = parseCsv(csv!.bytes.toString('utf8'));
     expect(rows[0]).toEqual(['#', 'Finding', 'Detail', 'Source', 'URL', 'Published']);

@@ -1,5 +1,6 @@
 import { createRandom, randomUuid } from '../../src/emulator/random';
 import { canonicalJson } from '../../src/emulator/stats';
+import { systemClock } from '../../src/emulator/clock';
 import { trackedClock } from '../../src/emulator/tracked-clock';
 import { FakeClock } from '../support/fake-clock';
 
@@ -51,5 +52,33 @@ describe('trackedClock', () => {
     await base.advanceTo(base.now() + 100);
     expect(fired).toEqual(['a']);
     expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('systemClock', () => {
+  /** The next process warning's text and type; the warning is kept from the test output. */
+  const nextWarning = (): Promise<unknown[]> =>
+    new Promise((resolve) => {
+      const spy = jest.spyOn(process, 'emitWarning').mockImplementation((...args: unknown[]) => {
+        spy.mockRestore();
+        resolve(args);
+      });
+    });
+
+  it('reports a timer whose work rejects as a process warning instead of an unhandled rejection', async () => {
+    const warned = nextWarning();
+    systemClock.setTimeout(async () => {
+      await Promise.resolve();
+      throw new Error('delivery blew up');
+    }, 0);
+    expect(await warned).toEqual([expect.stringContaining('delivery blew up'), 'EmulatorTimerWarning']);
+  });
+
+  it('reports a timer that throws as a process warning instead of an uncaught exception', async () => {
+    const warned = nextWarning();
+    systemClock.setTimeout(() => {
+      throw new Error('scheduler blew up');
+    }, 0);
+    expect(await warned).toEqual([expect.stringContaining('scheduler blew up'), 'EmulatorTimerWarning']);
   });
 });

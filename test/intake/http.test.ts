@@ -155,7 +155,7 @@ describe('intake HTTP routes while Temporal is down', () => {
   });
 
   test('the OpenAPI document is valid OpenAPI 3 and lists every route', async () => {
-    const document = (await intake.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const document = (await intake.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ openapi: string; paths: Record<string, Record<string, unknown>> }>();
     expect(document.openapi).toMatch(/^3\./);
     expect(validateOpenApi(document)).toEqual({ valid: true });
     const listed = Object.entries(document.paths).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`)).sort();

@@ -50,7 +50,7 @@ function payloadsOf(history: temporal.api.history.v1.IHistory): temporal.api.com
     if (!value || typeof value !== 'object') return;
     if (Array.isArray(value)) return value.forEach(walk);
     const record = value as Record<string, unknown>;
-    if ('data' in record && 'metadata' in record && record.data instanceof Uint8Array) found.push(record as temporal.api.common.v1.IPayload);
+    if ('data' in record && 'metadata' in record && record.data instanceof Uint8Array) found.push(record);
     else Object.entries(record).forEach(([key, field]) => key !== 'searchAttributes' && walk(field));
   };
   walk(history.events);

@@ -159,7 +159,7 @@ retries: 2
       } finally {
         inFlight--;
       }
-    }) as typeof original);
+    }));
     const input = await pipelineInput(`
 name: reliability-answers
 input:

@@ -5,7 +5,7 @@ import { budgetCommand, cancelCommand, pauseResumeCommand, respondCommand, statu
 import type { TemporalOpener } from '../../src/commands/common';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
-import type { PipelineRunResult, PipelineRunState } from '../../src/domain/pipeline-types';
+import type { PipelineRunState } from '../../src/domain/pipeline-types';
 import type { ResearchTaskState } from '../../src/workflows/types';
 import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
@@ -86,7 +86,7 @@ budget_usd: 0.25
     const cancelled = capture();
     expect(await cancelCommand(run, {}, cancelled.io, opener())).toBe(0);
     expect(cancelled.out()).toBe('cancel requested: pipeline-run/steered/ops\n');
-    const result = await handle.result() as PipelineRunResult;
+    const result = await handle.result();
     expect(result.status).toBe('cancelled');
     expect(result.counts.completed).toBe(1);
     const after = capture();

@@ -38,7 +38,7 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     expect(stopped.detail).toContain('raiseBudget');
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(2);
     await expect(handle.executeUpdate(raiseBudgetUpdate, { budgetUsd: 0.2 })).rejects.toThrow(/must be more than the current budget of 0.25 USD/);
-    await expect(handle.executeUpdate(raiseBudgetUpdate, { addUsd: -1 } as never)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    await expect(handle.executeUpdate(raiseBudgetUpdate, { addUsd: -1 })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     expect(await handle.executeUpdate(raiseBudgetUpdate, { addUsd: 0.2 })).toMatchObject({ budgetUsd: 0.45 });
     await recordHistory(handle, 'pipeline-budget-raise');
     const result = await handle.result();
@@ -126,7 +126,7 @@ retries: 1
     const attempts: Record<string, number> = {};
     let real: ((args: never) => Promise<unknown>) | undefined;
     replaceActivity('runPipelineItem', (original) => async (args) => {
-      real = original as never;
+      real = original;
       attempts[args.key] = (attempts[args.key] ?? 0) + 1;
       if (args.key === 'beta') throw ApplicationFailure.create({ type: FailureType.ServiceUnavailable, message: 'the service fell over', nonRetryable: true });
       return original(args);

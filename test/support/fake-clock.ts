@@ -31,7 +31,7 @@ export class FakeClock implements Clock {
    * Schedules `fn` at now + `ms`. A callback that returns a promise is awaited by {@link advanceTo},
    * so async work it starts (an emulator posting a webhook) finishes before time moves again.
    */
-  setTimeout(fn: () => void, ms: number): TimerHandle {
+  setTimeout(fn: () => unknown, ms: number): TimerHandle {
     const delay = Number.isFinite(ms) ? Math.max(0, ms) : 0;
     const timer: ScheduledTimer = { id: this.nextId++, dueAt: this.current + delay, fn };
     // Keep the list sorted by due time, then by insertion, so equal times fire in the order set.

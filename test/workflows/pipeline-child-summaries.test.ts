@@ -12,8 +12,8 @@ describe('what the Temporal UI shows of a pipeline run\'s children', () => {
   it('details where an item comes from, what it runs and what it reserves, linking the run\'s workflow', () => {
     expect(itemDetails(run, item, { kind: 'deepresearch', request: { query: 'q', mode: 'fast' } as never }))
       .toBe('pipeline **competitors**, run `2026-11-25` (workflow `pipeline-run/competitors/2026-11-25`)\n\nitem `acme` (companies.csv line 2) · DeepResearch fast · 0.5 USD reserved');
-    expect(itemDetails(run, item, { kind: 'deepresearch', request: { query: 'q' } as never })).toContain('· DeepResearch standard ·');
-    expect(itemDetails(run, item, { kind: 'workflow', request: { query: 'q' } as never, preview: { slug: 'due-diligence', params: {} } })).toContain('· service workflow due-diligence ·');
+    expect(itemDetails(run, item, { kind: 'deepresearch', request: { query: 'q' } })).toContain('· DeepResearch standard ·');
+    expect(itemDetails(run, item, { kind: 'workflow', request: { query: 'q' }, preview: { slug: 'due-diligence', params: {} } })).toContain('· service workflow due-diligence ·');
   });
 
   it('lists and details a service batch by round, tasks, mode and reservation', () => {
