@@ -69,11 +69,16 @@ module.exports = {
     },
     {
       name: 'domain-is-a-leaf',
-      comment: 'src/domain depends at run time on nothing of src/ but src/shared: workflows and activities both import it. ' +
-        'The one exception: the message schemas (domain/messages.ts) build on the service\'s checkpoint schemas and the zod issue wording, both zod alone.',
+      comment:
+        'src/domain depends at run time on nothing of src/ but src/shared: workflows and activities both import it. ' +
+        "The one exception: the message schemas (domain/messages.ts) build on the service's checkpoint schemas and the zod issue wording, both zod alone.",
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: '^src/', pathNot: '^src/(domain|shared)/|^src/api/schemas/checkpoints[.]ts$|^src/pipelines/issue-messages[.]ts$', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(domain|shared)/|^src/api/schemas/checkpoints[.]ts$|^src/pipelines/issue-messages[.]ts$',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'domain-types-from-below',

@@ -58,8 +58,16 @@ export default tseslint.config(
         {
           paths: sandboxBanned.map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
           patterns: [
-            { group: ['**/api/*', '**/api', '**/emulator/**', '**/activities/*', '!**/activities/types'], message: 'Workflows import runtime code only from the workflow sandbox.', allowTypeImports: true },
-            { group: ['**/domain/messages'], message: 'Use messageSchemas() from ./message-schemas: zod and the schemas load on a workflow\'s first message, not at its start.', allowTypeImports: true },
+            {
+              group: ['**/api/*', '**/api', '**/emulator/**', '**/activities/*', '!**/activities/types'],
+              message: 'Workflows import runtime code only from the workflow sandbox.',
+              allowTypeImports: true,
+            },
+            {
+              group: ['**/domain/messages'],
+              message: "Use messageSchemas() from ./message-schemas: zod and the schemas load on a workflow's first message, not at its start.",
+              allowTypeImports: true,
+            },
           ],
         },
       ],
@@ -80,8 +88,15 @@ export default tseslint.config(
             allowTypeImports: true,
           })),
           patterns: [
-            { group: ['**/api/*', '**/api', '**/pipelines/*', '**/pipelines'], message: 'The domain imports only types from api/ and pipelines/.', allowTypeImports: true },
-            { group: ['**/workflows/*', '**/workflows', '**/activities/*', '**/activities', '**/emulator/**', '@temporalio/*'], message: 'The domain depends on neither workflows nor activities (nor Temporal\'s SDK): both import it.' },
+            {
+              group: ['**/api/*', '**/api', '**/pipelines/*', '**/pipelines'],
+              message: 'The domain imports only types from api/ and pipelines/.',
+              allowTypeImports: true,
+            },
+            {
+              group: ['**/workflows/*', '**/workflows', '**/activities/*', '**/activities', '**/emulator/**', '@temporalio/*'],
+              message: "The domain depends on neither workflows nor activities (nor Temporal's SDK): both import it.",
+            },
           ],
         },
       ],
@@ -95,12 +110,15 @@ export default tseslint.config(
         'error',
         {
           paths: [...nodeBuiltins, 'undici'].map((name) => ({ name, message: sandboxMessage, allowTypeImports: true })),
-          patterns: [{
-            // The zod-only checkpoint schemas, not the API barrel: it would bundle every API schema into the workflows.
-            regex: '(^|/)(api|emulator|activities)(/(?!schemas/checkpoints$).*)?$',
-            message: 'The message schemas run in the workflow sandbox: of the client, emulator and activities only api/schemas/checkpoints (zod alone) at runtime.',
-            allowTypeImports: true,
-          }],
+          patterns: [
+            {
+              // The zod-only checkpoint schemas, not the API barrel: it would bundle every API schema into the workflows.
+              regex: '(^|/)(api|emulator|activities)(/(?!schemas/checkpoints$).*)?$',
+              message:
+                'The message schemas run in the workflow sandbox: of the client, emulator and activities only api/schemas/checkpoints (zod alone) at runtime.',
+              allowTypeImports: true,
+            },
+          ],
         },
       ],
     },

@@ -35,10 +35,17 @@ function statusBody(): string {
     cost: 0.5,
     cost_breakdown: { task: 0.5 },
     tools: { code_execution: false, screenshots: false, browser_use: false, charts: false },
-    deliverables: [{
-      id: 'asset_1', request: 'A CSV of the manufacturers', type: 'csv', status: 'completed', title: 'Manufacturers', created_at: 1740823652000,
-      url: `https://api.example.com/v1/deepresearch/tasks/${TASK_ID}/assets/asset_1`,
-    }],
+    deliverables: [
+      {
+        id: 'asset_1',
+        request: 'A CSV of the manufacturers',
+        type: 'csv',
+        status: 'completed',
+        title: 'Manufacturers',
+        created_at: 1740823652000,
+        url: `https://api.example.com/v1/deepresearch/tasks/${TASK_ID}/assets/asset_1`,
+      },
+    ],
     metadata: { pipeline: 'battery-scan', item: 'eu' },
   });
 }

@@ -40,13 +40,25 @@ async function readsPerSecond(origin: string, paths: string[], headers: Record<s
 async function main(): Promise<void> {
   const before = heapMb();
   const rssBefore = process.memoryUsage().rss / 1_048_576;
-  const emulator = await startEmulator({ seed: 1, defaultCreditsUsd: 1_000_000, rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 }, research: { capacity: 1_000_000 } });
+  const emulator = await startEmulator({
+    seed: 1,
+    defaultCreditsUsd: 1_000_000,
+    rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
+    research: { capacity: 1_000_000 },
+  });
   const client = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
   const created = Date.now();
   const ids: string[] = [];
   for (let start = 0; start < TASKS; start += 100) {
-    const batch = await Promise.all(Array.from({ length: Math.min(100, TASKS - start) }, (_, index) =>
-      client.createTask({ query: `Benchmark task ${start + index}: market sizing for product line ${start + index}`, mode: 'standard', metadata: { item: start + index } })));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, TASKS - start) }, (_, index) =>
+        client.createTask({
+          query: `Benchmark task ${start + index}: market sizing for product line ${start + index}`,
+          mode: 'standard',
+          metadata: { item: start + index },
+        }),
+      ),
+    );
     ids.push(...batch.map((task) => task.deepresearch_id));
   }
   const createSeconds = (Date.now() - created) / 1000;
@@ -76,8 +88,14 @@ async function main(): Promise<void> {
   console.log(`emulator benchmark (node ${process.version}, one process = one core, ${CONCURRENCY} requests in flight, ${SECONDS} s per round)`);
   console.table({
     'tasks created': { value: TASKS, note: `${(TASKS / createSeconds).toFixed(0)} creates/s over HTTP` },
-    'heap growth (MB)': { value: +(after - before).toFixed(1), note: `goal: 10,000 tasks in flight under 200 MB${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for exact figures)'}` },
-    'RSS growth (MB)': { value: Math.round(rssAfter - rssBefore), note: `process RSS ${Math.round(rssBefore)} MB before the tasks (Node, SWC, undici), ${Math.round(rssAfter)} MB after` },
+    'heap growth (MB)': {
+      value: +(after - before).toFixed(1),
+      note: `goal: 10,000 tasks in flight under 200 MB${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for exact figures)'}`,
+    },
+    'RSS growth (MB)': {
+      value: Math.round(rssAfter - rssBefore),
+      note: `process RSS ${Math.round(rssBefore)} MB before the tasks (Node, SWC, undici), ${Math.round(rssAfter)} MB after`,
+    },
     'bytes per task': { value: Math.round(((after - before) * 1_048_576) / TASKS), note: `${inFlight}/100 most recent still in flight` },
     'status reads/s (emulator)': { value: Math.round(best.emulator), note: 'goal: at least 2,000' },
     'status reads/s (bare node:http, same body)': { value: Math.round(best.bare), note: 'the HTTP floor' },

@@ -23,36 +23,66 @@ const CONNECTIONS = Number(process.argv[4] ?? 50);
 const WORKFLOWS = 8;
 const ROUNDS = 4;
 
-interface Delivery { path: string; body: string; headers: Record<string, string> }
+interface Delivery {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
 
 /** `count` distinct signed deliveries (each a new delivery id, so none is a duplicate), spread over the workflows. */
 function deliveries(count: number, workflowIds: string[], intakeKey: string, secret: string, signWith: string = secret): Delivery[] {
   return Array.from({ length: count }, (_, index) => {
     const workflowId = workflowIds[index % workflowIds.length]!;
-    const body = JSON.stringify({ event: 'task.completed', deepresearch_id: 'dr_bench', status: 'completed', delivery_id: `whd_${index}_${randomUUID()}`, cost: 0.1 });
+    const body = JSON.stringify({
+      event: 'task.completed',
+      deepresearch_id: 'dr_bench',
+      status: 'completed',
+      delivery_id: `whd_${index}_${randomUUID()}`,
+      cost: 0.1,
+    });
     const signed = signWebhook({ secret: signWith, body });
-    return { path: `/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(intakeKey, workflowId)}`, body, headers: { 'content-type': 'application/json', ...signed.headers } };
+    return {
+      path: `/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(intakeKey, workflowId)}`,
+      body,
+      headers: { 'content-type': 'application/json', ...signed.headers },
+    };
   });
 }
 
-interface Figures { name: string; requests: number; ok: number; rps: number; p50: number; p99: number }
+interface Figures {
+  name: string;
+  requests: number;
+  ok: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
 
 /** One round of one route: what was sent, how long it took, each request's latency. */
-interface Round { ok: number; count: number; seconds: number; latencies: number[] }
+interface Round {
+  ok: number;
+  count: number;
+  seconds: number;
+  latencies: number[];
+}
 
 /** The Temporal ceiling: the same signals sent straight from the client, `CONNECTIONS` in flight, no HTTP. */
 async function rawSignals(client: Client, workflowIds: string[], count: number): Promise<Round> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next < count) {
-      const index = next++;
-      const at = performance.now();
-      await client.workflow.getHandle(workflowIds[index % workflowIds.length]!).signal('webhookReceived', { deepresearchId: 'dr_bench', status: 'completed' });
-      latencies.push(performance.now() - at);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) {
+        const index = next++;
+        const at = performance.now();
+        await client.workflow
+          .getHandle(workflowIds[index % workflowIds.length]!)
+          .signal('webhookReceived', { deepresearchId: 'dr_bench', status: 'completed' });
+        latencies.push(performance.now() - at);
+      }
+    }),
+  );
   return { ok: count, count, seconds: (performance.now() - started) / 1000, latencies };
 }
 
@@ -63,16 +93,18 @@ async function load(url: string, items: Delivery[]): Promise<Round> {
   let ok = 0;
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      const at = performance.now();
-      const response = await pool.request({ method: 'POST', path: item.path, headers: item.headers, body: item.body });
-      await response.body.dump();
-      latencies.push(performance.now() - at);
-      if (response.statusCode >= 200 && response.statusCode < 300) ok++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        const at = performance.now();
+        const response = await pool.request({ method: 'POST', path: item.path, headers: item.headers, body: item.body });
+        await response.body.dump();
+        latencies.push(performance.now() - at);
+        if (response.statusCode >= 200 && response.statusCode < 300) ok++;
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   return { ok, count: items.length, seconds, latencies };
@@ -99,7 +131,16 @@ async function main(): Promise<void> {
   const workflowIds = Array.from({ length: WORKFLOWS }, (_, index) => `bench-intake/${Date.now()}/${index}`);
   for (const workflowId of workflowIds) await client.workflow.start('researchTaskWorkflow', { workflowId, taskQueue, args: [{ request: { query: 'bench' } }] });
 
-  const { app } = await buildIntake({ client, secrets, intakeKey, tokens: [], pipelinesDir: 'pipelines', taskQueue, namespace: server.namespace, logger: false });
+  const { app } = await buildIntake({
+    client,
+    secrets,
+    intakeKey,
+    tokens: [],
+    pipelinesDir: 'pipelines',
+    taskQueue,
+    namespace: server.namespace,
+    logger: false,
+  });
   const bare = Fastify({ logger: false });
   bare.post('/webhooks/research/:workflowId/:token', async () => ({ delivered: true }));
   const intakeUrl = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -128,14 +169,24 @@ async function main(): Promise<void> {
       `signals go to ${WORKFLOWS} running workflows on a real Temporal dev server (${server.source}), task queue without a worker`,
       '',
       `${'route'.padEnd(42)} ${'2xx'.padStart(7)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'vs bare'.padStart(8)}`,
-      ...rows.map((row) => `${row.name.padEnd(42)} ${String(row.ok).padStart(7)} ${row.rps.toFixed(0).padStart(8)} ${row.p50.toFixed(1).padStart(7)} ${row.p99.toFixed(1).padStart(7)} ${(row.rps / base).toFixed(2).padStart(8)}`),
+      ...rows.map(
+        (row) =>
+          `${row.name.padEnd(42)} ${String(row.ok).padStart(7)} ${row.rps.toFixed(0).padStart(8)} ${row.p50.toFixed(1).padStart(7)} ${row.p99.toFixed(1).padStart(7)} ${(row.rps / base).toFixed(2).padStart(8)}`,
+      ),
     ];
-    table.push('', `verified route / Temporal signal alone: ${(rows[2]!.rps / rows[3]!.rps).toFixed(2)} (the signal is the ceiling); full check / bare: ${(rows[1]!.rps / base).toFixed(2)}`);
+    table.push(
+      '',
+      `verified route / Temporal signal alone: ${(rows[2]!.rps / rows[3]!.rps).toFixed(2)} (the signal is the ceiling); full check / bare: ${(rows[1]!.rps / base).toFixed(2)}`,
+    );
     process.stdout.write(`${table.join('\n')}\n`);
     const description = await client.workflow.getHandle(workflowIds[0]!).describe();
     process.stdout.write(`history of one signalled workflow: ${description.historyLength} events\n`);
   } finally {
-    for (const workflowId of workflowIds) await client.workflow.getHandle(workflowId).terminate('bench over').catch(() => undefined);
+    for (const workflowId of workflowIds)
+      await client.workflow
+        .getHandle(workflowId)
+        .terminate('bench over')
+        .catch(() => undefined);
     await app.close();
     await bare.close();
     await server.close();

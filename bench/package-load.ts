@@ -20,10 +20,15 @@ interface Target {
 }
 
 const BASELINE: Target = { label: "require('undici')", specifier: 'undici' };
-const entry = (subpath: string, goalMs?: number): Target => ({ label: `require('research-pipelines${subpath}')`, specifier: `research-pipelines${subpath}`, ...(goalMs ? { goalMs } : {}) });
+const entry = (subpath: string, goalMs?: number): Target => ({
+  label: `require('research-pipelines${subpath}')`,
+  specifier: `research-pipelines${subpath}`,
+  ...(goalMs ? { goalMs } : {}),
+});
 /** The goal: a backend's require of the client under 100 ms; the root is smaller still. */
 const TARGETS: Target[] = [
-  entry('', 100), entry('/client', 100),
+  entry('', 100),
+  entry('/client', 100),
   // A backend has its own Temporal client loaded already: what the client entry adds to that.
   { label: "  the same after require('@temporalio/client')", specifier: 'research-pipelines/client', preload: ['@temporalio/client'] },
   ...['/workflows', '/activities', '/worker', '/intake', '/codec', '/emulator'].map((subpath) => entry(subpath)),
@@ -68,13 +73,23 @@ runIfEntry(module, async () => {
       const goal = target.goalMs;
       const figure = target.label;
       const baselineText = `undici ${baselineMs.toFixed(0)} ms`;
-      if (!Array.isArray(seen)) return { bench: 'package load', figure, measured: `fails: ${(/\w*Error\b.*/.exec(seen.message)?.[0] ?? seen.message).slice(0, 90)}`, baseline: baselineText, goal: goal ? `< ${goal} ms` : '', ...(goal ? { met: false } : {}) };
+      if (!Array.isArray(seen))
+        return {
+          bench: 'package load',
+          figure,
+          measured: `fails: ${(/\w*Error\b.*/.exec(seen.message)?.[0] ?? seen.message).slice(0, 90)}`,
+          baseline: baselineText,
+          goal: goal ? `< ${goal} ms` : '',
+          ...(goal ? { met: false } : {}),
+        };
       const ms = median(seen.map((probe) => probe.ms));
       const measured = `${ms.toFixed(0)} ms (${(ms / baselineMs).toFixed(1)}x; cpu ${median(seen.map((probe) => probe.cpuMs)).toFixed(0)} ms; ${seen[0]!.modules.length} modules; ${seen[0]!.names.length} names)`;
       return { bench: 'package load', figure, measured, baseline: baselineText, goal: goal ? `< ${goal} ms` : '', ...(goal ? { met: ms < goal } : {}) };
     });
     printTable(rows);
-    process.stdout.write(`(medians of ${rounds} fresh processes each, require() alone, node start not counted; baseline: ${BASELINE.label} with cpu ${median(baseline.map((probe) => probe.cpuMs)).toFixed(0)} ms, ${baseline[0]!.modules.length} modules)\n`);
+    process.stdout.write(
+      `(medians of ${rounds} fresh processes each, require() alone, node start not counted; baseline: ${BASELINE.label} with cpu ${median(baseline.map((probe) => probe.cpuMs)).toFixed(0)} ms, ${baseline[0]!.modules.length} modules)\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -28,7 +28,9 @@ interface Figures {
 
 async function measure(client: Client, workflowId: string, items: number, start: () => Promise<unknown>): Promise<Figures> {
   let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 200);
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 200);
   const cpu = process.cpuUsage();
   const started = Date.now();
   await start();
@@ -48,7 +50,10 @@ async function measure(client: Client, workflowId: string, items: number, start:
 }
 
 /** Runs `items` searches through pipelineRunWorkflow and through the bare loop on `server`, one after the other. */
-export async function runFanoutBench(server: TemporalServer, options: { items?: number; window?: number } = {}): Promise<{ pipeline: Figures; bare: Figures; rows: BenchRow[] }> {
+export async function runFanoutBench(
+  server: TemporalServer,
+  options: { items?: number; window?: number } = {},
+): Promise<{ pipeline: Figures; bare: Figures; rows: BenchRow[] }> {
   const ITEMS = options.items ?? 10_000;
   const WINDOW = options.window ?? 50;
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-bench-fanout-'));
@@ -57,11 +62,15 @@ export async function runFanoutBench(server: TemporalServer, options: { items?: 
   const taskQueue = `bench-fanout-${Date.now()}`;
   const activities = {
     ...createActivities({ api, store: new LocalArtifactStore(path.join(dir, 'store')), secrets: new InMemoryWebhookSecretStore() }),
-    benchSearch: async ({ query }: { query: string }) => (await api.search({ query, search_type: 'web', max_num_results: 2, max_price: 1, response_length: 200 })).results.length,
+    benchSearch: async ({ query }: { query: string }) =>
+      (await api.search({ query, search_type: 'web', max_num_results: 2, max_price: 1, response_length: 200 })).results.length,
   };
   const worker = await Worker.create({
-    connection: server.nativeConnection, namespace: server.namespace, taskQueue,
-    workflowsPath: require.resolve('./workflows'), activities,
+    connection: server.nativeConnection,
+    namespace: server.namespace,
+    taskQueue,
+    workflowsPath: require.resolve('./workflows'),
+    activities,
     maxConcurrentActivityTaskExecutions: WINDOW * 2,
   });
   const client = new Client({ connection: server.connection, namespace: server.namespace });
@@ -74,27 +83,67 @@ export async function runFanoutBench(server: TemporalServer, options: { items?: 
       await writeFile(file, yaml);
       const loaded = parsePipelineDefinition(yaml, file);
       const stamp = Date.now();
-      const input: PipelineRunInput = { definition: loaded.definition, source: itemSource(loaded), params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }), runKey: `bench-${stamp}` };
+      const input: PipelineRunInput = {
+        definition: loaded.definition,
+        source: itemSource(loaded),
+        params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
+        runKey: `bench-${stamp}`,
+      };
       log(`fan-out: ${ITEMS} items through pipelineRunWorkflow (window ${WINDOW})…`);
       const pipelineId = `pipeline-run/fanout/bench-${stamp}`;
       const pipeline = await measure(client, pipelineId, ITEMS, async () => {
-        const result = await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: pipelineId, args: [input] }) as PipelineRunResult;
+        const result = (await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: pipelineId, args: [input] })) as PipelineRunResult;
         if (result.counts.completed !== ITEMS) throw new Error(`pipeline completed ${result.counts.completed} of ${ITEMS} items`);
       });
       log(`fan-out: ${ITEMS} items through the bare loop…`);
       const bareId = `bench/bare-loop-${stamp}`;
-      const bare = await measure(client, bareId, ITEMS, () => client.workflow.execute('bareLoopWorkflow', { taskQueue, workflowId: bareId, args: [{ queries: ITEMS, window: WINDOW, perRun: 2_500 }] }));
+      const bare = await measure(client, bareId, ITEMS, () =>
+        client.workflow.execute('bareLoopWorkflow', { taskQueue, workflowId: bareId, args: [{ queries: ITEMS, window: WINDOW, perRun: 2_500 }] }),
+      );
       const bench = `fan-out ${ITEMS.toLocaleString('en')} items, window ${WINDOW}`;
       const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
       return {
-        pipeline, bare,
+        pipeline,
+        bare,
         rows: [
-          { bench, figure: 'items per second', measured: pipeline.itemsPerSecond.toFixed(0), baseline: `${bare.itemsPerSecond.toFixed(0)} (bare loop)`, goal: '' },
-          { bench, figure: 'most events in one history run', measured: String(pipeline.maxEventsPerRun), baseline: String(bare.maxEventsPerRun), goal: '< 10,240', met: pipeline.maxEventsPerRun < 10_240 },
+          {
+            bench,
+            figure: 'items per second',
+            measured: pipeline.itemsPerSecond.toFixed(0),
+            baseline: `${bare.itemsPerSecond.toFixed(0)} (bare loop)`,
+            goal: '',
+          },
+          {
+            bench,
+            figure: 'most events in one history run',
+            measured: String(pipeline.maxEventsPerRun),
+            baseline: String(bare.maxEventsPerRun),
+            goal: '< 10,240',
+            met: pipeline.maxEventsPerRun < 10_240,
+          },
           { bench, figure: 'runs in the continue-as-new chain', measured: String(pipeline.runs), baseline: String(bare.runs), goal: '' },
-          { bench, figure: 'largest payload', measured: kb(pipeline.largestPayloadBytes), baseline: kb(bare.largestPayloadBytes), goal: '< 64 KB', met: pipeline.largestPayloadBytes < 64 * 1024 },
-          { bench, figure: 'orchestration CPU per item', measured: `${pipeline.cpuMsPerItem.toFixed(2)} ms`, baseline: `${bare.cpuMsPerItem.toFixed(2)} ms`, goal: '' },
-          { bench, figure: 'peak RSS (worker, emulator, client)', measured: `${pipeline.peakRssMb.toFixed(0)} MB`, baseline: `${bare.peakRssMb.toFixed(0)} MB`, goal: '' },
+          {
+            bench,
+            figure: 'largest payload',
+            measured: kb(pipeline.largestPayloadBytes),
+            baseline: kb(bare.largestPayloadBytes),
+            goal: '< 64 KB',
+            met: pipeline.largestPayloadBytes < 64 * 1024,
+          },
+          {
+            bench,
+            figure: 'orchestration CPU per item',
+            measured: `${pipeline.cpuMsPerItem.toFixed(2)} ms`,
+            baseline: `${bare.cpuMsPerItem.toFixed(2)} ms`,
+            goal: '',
+          },
+          {
+            bench,
+            figure: 'peak RSS (worker, emulator, client)',
+            measured: `${pipeline.peakRssMb.toFixed(0)} MB`,
+            baseline: `${bare.peakRssMb.toFixed(0)} MB`,
+            goal: '',
+          },
         ],
       };
     });
@@ -111,6 +160,8 @@ runIfEntry(module, async () => {
   await withBenchServer({ preciseTimers: false }, async (server) => {
     const { pipeline, bare, rows } = await runFanoutBench(server, { items, window });
     printTable(rows);
-    process.stdout.write(`pipeline items/s vs bare loop: ${(pipeline.itemsPerSecond / bare.itemsPerSecond).toFixed(2)}; wall time ${pipeline.seconds.toFixed(1)} s vs ${bare.seconds.toFixed(1)} s\n`);
+    process.stdout.write(
+      `pipeline items/s vs bare loop: ${(pipeline.itemsPerSecond / bare.itemsPerSecond).toFixed(2)}; wall time ${pipeline.seconds.toFixed(1)} s vs ${bare.seconds.toFixed(1)} s\n`,
+    );
   });
 });

@@ -38,7 +38,12 @@ interface TaskFigures {
 }
 
 /** Counts status reads per task and notes, on the emulator clock, when each task was first seen finished. */
-function observe(api: ResearchClient, emulator: RunningEmulator, reads: Map<string, number>, seen: Map<string, { at: number; realAt: number; task: Task }>): void {
+function observe(
+  api: ResearchClient,
+  emulator: RunningEmulator,
+  reads: Map<string, number>,
+  seen: Map<string, { at: number; realAt: number; task: Task }>,
+): void {
   const getTask = api.getTask.bind(api);
   api.getTask = async (taskId, options) => {
     reads.set(taskId, (reads.get(taskId) ?? 0) + 1);
@@ -54,7 +59,13 @@ export async function runPollingBench(server: TemporalServer, options: { speed?:
   const perCell = options.perCell ?? 2;
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-bench-polling-'));
   // No duration jitter: tasks take the emulator's typical 3, 15 and 45 minutes, the durations the goals name.
-  const emulator = await startEmulator({ seed: 'bench-polling', speed, defaultCreditsUsd: 10_000, rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 }, research: { durationJitter: 0 } });
+  const emulator = await startEmulator({
+    seed: 'bench-polling',
+    speed,
+    defaultCreditsUsd: 10_000,
+    rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
+    research: { durationJitter: 0 },
+  });
   const reads = new Map<string, number>();
   const seen = new Map<string, { at: number; realAt: number; task: Task }>();
   const webhookAt = new Map<string, number>();
@@ -68,8 +79,15 @@ export async function runPollingBench(server: TemporalServer, options: { speed?:
   // notes when the first webhook of each task arrived, for the detection figure.
   const intakeKey = randomBytes(32).toString('hex');
   const intake = await buildIntake({
-    client, secrets, intakeKey, tokens: [], pipelinesDir: path.resolve(__dirname, '../pipelines'), taskQueue: queues.webhook,
-    namespace: server.namespace, now: () => emulator.clock.now(), logger: false,
+    client,
+    secrets,
+    intakeKey,
+    tokens: [],
+    pipelinesDir: path.resolve(__dirname, '../pipelines'),
+    taskQueue: queues.webhook,
+    namespace: server.namespace,
+    now: () => emulator.clock.now(),
+    logger: false,
   });
   intake.app.addHook('preHandler', async (request) => {
     const id = (request.body as { deepresearch_id?: unknown } | undefined)?.deepresearch_id;
@@ -77,10 +95,25 @@ export async function runPollingBench(server: TemporalServer, options: { speed?:
   });
   const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
   const store = new LocalArtifactStore(path.join(dir, 'store'));
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: log, log() {} } });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../src/workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: log, log() {} },
+  });
   const workers = await Promise.all([
-    Worker.create({ connection: server.nativeConnection, namespace: server.namespace, taskQueue: queues.polling, workflowBundle: { code }, activities: createActivities({ api, store, secrets }) }),
-    Worker.create({ connection: server.nativeConnection, namespace: server.namespace, taskQueue: queues.webhook, workflowBundle: { code }, activities: createActivities({ api, store, secrets, webhookBaseUrl: intakeUrl, intakeKey }) }),
+    Worker.create({
+      connection: server.nativeConnection,
+      namespace: server.namespace,
+      taskQueue: queues.polling,
+      workflowBundle: { code },
+      activities: createActivities({ api, store, secrets }),
+    }),
+    Worker.create({
+      connection: server.nativeConnection,
+      namespace: server.namespace,
+      taskQueue: queues.webhook,
+      workflowBundle: { code },
+      activities: createActivities({ api, store, secrets, webhookBaseUrl: intakeUrl, intakeKey }),
+    }),
   ]);
   const running = workers.map((worker) => worker.run());
   const scale = (ms: number) => Math.max(1, Math.round(ms / speed));
@@ -92,17 +125,30 @@ export async function runPollingBench(server: TemporalServer, options: { speed?:
       const completedAt = Date.parse(done.task.completed_at);
       const webhook = webhookAt.get(id);
       return {
-        mode, variant, statusReads: reads.get(id) ?? 0,
-        elapsedMs: completedAt - Date.parse(done.task.created_at), detectionMs: done.at - completedAt,
+        mode,
+        variant,
+        statusReads: reads.get(id) ?? 0,
+        elapsedMs: completedAt - Date.parse(done.task.created_at),
+        detectionMs: done.at - completedAt,
         ...(variant === 'webhook' && webhook !== undefined ? { afterWebhookRealMs: done.realAt - webhook } : {}),
       };
     };
     const viaWorkflow = async (mode: ResearchMode, variant: 'webhook' | 'polling', index: number): Promise<TaskFigures> => {
       const profile = POLL_PROFILES[mode];
-      const result = await client.workflow.execute('researchTaskWorkflow', {
-        taskQueue: queues[variant], workflowId: `bench-polling/${stamp}/${mode}/${variant}/${index}`,
-        args: [{ request: { query: `Market study ${mode} ${index}`, mode }, polling: { initialDelayMs: scale(profile.initialDelayMs), maxDelayMs: scale(profile.maxDelayMs), reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale) } }],
-      }) as ResearchTaskResult;
+      const result = (await client.workflow.execute('researchTaskWorkflow', {
+        taskQueue: queues[variant],
+        workflowId: `bench-polling/${stamp}/${mode}/${variant}/${index}`,
+        args: [
+          {
+            request: { query: `Market study ${mode} ${index}`, mode },
+            polling: {
+              initialDelayMs: scale(profile.initialDelayMs),
+              maxDelayMs: scale(profile.maxDelayMs),
+              reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
+            },
+          },
+        ],
+      })) as ResearchTaskResult;
       return figures(result.deepresearchId, mode, variant);
     };
     const fixedLoop = async (mode: ResearchMode, index: number): Promise<TaskFigures> => {
@@ -116,9 +162,15 @@ export async function runPollingBench(server: TemporalServer, options: { speed?:
     };
     const before = emulator.stats.snapshot().requests['deepresearch.status'] ?? {};
     log(`polling: ${MODES.length * 3 * perCell} tasks (fast, standard, heavy; webhook, polling, fixed loop) at ${speed}x emulator speed…`);
-    const all = await Promise.all(MODES.flatMap((mode) => Array.from({ length: perCell }, (_, index) => [
-      viaWorkflow(mode, 'webhook', index), viaWorkflow(mode, 'polling', index), fixedLoop(mode, index),
-    ]).flat()));
+    const all = await Promise.all(
+      MODES.flatMap((mode) =>
+        Array.from({ length: perCell }, (_, index) => [
+          viaWorkflow(mode, 'webhook', index),
+          viaWorkflow(mode, 'polling', index),
+          fixedLoop(mode, index),
+        ]).flat(),
+      ),
+    );
     const after = emulator.stats.snapshot().requests['deepresearch.status'] ?? {};
     const served = Object.values(after).reduce((sum, count) => sum + count, 0) - Object.values(before).reduce((sum, count) => sum + count, 0);
     const counted = [...reads.values()].reduce((sum, count) => sum + count, 0);
@@ -153,24 +205,33 @@ function rowsOf(all: readonly TaskFigures[], speed: number): BenchRow[] {
       const worstReads = Math.max(...tasks.map((task) => task.statusReads));
       const readGoal = mode === 'standard' ? (variant === 'webhook' ? 3 : 10) : undefined;
       rows.push({
-        bench, figure: `status requests/task, ${variant === 'webhook' ? 'with webhooks' : 'polling only'}`,
-        measured: `${readsPerTask.toFixed(1)} (max ${worstReads})`, baseline: fixedReads,
-        goal: readGoal !== undefined ? `<= ${readGoal}` : '', ...(readGoal !== undefined ? { met: worstReads <= readGoal } : {}),
+        bench,
+        figure: `status requests/task, ${variant === 'webhook' ? 'with webhooks' : 'polling only'}`,
+        measured: `${readsPerTask.toFixed(1)} (max ${worstReads})`,
+        baseline: fixedReads,
+        goal: readGoal !== undefined ? `<= ${readGoal}` : '',
+        ...(readGoal !== undefined ? { met: worstReads <= readGoal } : {}),
       });
       const detection = Math.max(...tasks.map((task) => task.detectionMs));
       const share = Math.max(...tasks.map((task) => task.detectionMs / task.elapsedMs));
       if (variant === 'webhook') {
         const afterWebhook = Math.max(...tasks.map((task) => task.afterWebhookRealMs ?? Number.POSITIVE_INFINITY));
         rows.push({
-          bench, figure: 'detection after the webhook (worst; real time, emulator time)',
-          measured: `${afterWebhook.toFixed(0)} ms real, ${seconds(afterWebhook * speed)} emu`, baseline: `${seconds(fixedDetection)} emu after completion`,
-          goal: '<= 1 s', met: afterWebhook <= 1_000,
+          bench,
+          figure: 'detection after the webhook (worst; real time, emulator time)',
+          measured: `${afterWebhook.toFixed(0)} ms real, ${seconds(afterWebhook * speed)} emu`,
+          baseline: `${seconds(fixedDetection)} emu after completion`,
+          goal: '<= 1 s',
+          met: afterWebhook <= 1_000,
         });
       } else {
         rows.push({
-          bench, figure: 'detection after completion, polling only (worst; emulator time)',
+          bench,
+          figure: 'detection after completion, polling only (worst; emulator time)',
           measured: `${seconds(detection)} emu (${(share * 100).toFixed(1)}% of elapsed), ${(detection / speed).toFixed(0)} ms real`,
-          baseline: `${seconds(fixedDetection)} emu (${((fixedDetection / elapsed) * 100).toFixed(1)}%)`, goal: '<= 10% of elapsed', met: share <= 0.1,
+          baseline: `${seconds(fixedDetection)} emu (${((fixedDetection / elapsed) * 100).toFixed(1)}%)`,
+          goal: '<= 10% of elapsed',
+          met: share <= 0.1,
         });
       }
     }

@@ -46,7 +46,10 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
   };
   const taskQueue = `bench-rate-${Date.now()}`;
   const worker = await Worker.create({
-    connection: server.nativeConnection, namespace: server.namespace, taskQueue, workflowsPath: require.resolve('../src/workflows'),
+    connection: server.nativeConnection,
+    namespace: server.namespace,
+    taskQueue,
+    workflowsPath: require.resolve('../src/workflows'),
     activities: createActivities({ api, store: new LocalArtifactStore(path.join(dir, 'store')), secrets: new InMemoryWebhookSecretStore() }),
   });
   const client = new Client({ connection: server.connection, namespace: server.namespace });
@@ -59,7 +62,12 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
     const file = path.join(dir, `${name}.yaml`);
     await writeFile(file, yaml);
     const loaded = parsePipelineDefinition(yaml, file);
-    const input: PipelineRunInput = { definition: loaded.definition, source: itemSource(loaded), params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }), runKey: `bench-${Date.now()}` };
+    const input: PipelineRunInput = {
+      definition: loaded.definition,
+      source: itemSource(loaded),
+      params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
+      runKey: `bench-${Date.now()}`,
+    };
     // Let the service's bucket fill again between runs, so each starts from the same place.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const [requestsBefore, rejectedBefore] = [searches(), rejections()];
@@ -67,12 +75,21 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
     served.length = 0;
     log(`rate limit: ${items} search items at start rate ${startRate}/s against a service allowing ${perSecond}/s…`);
     const started = Date.now();
-    const result = await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: `pipeline-run/${name}/${input.runKey}`, args: [input] }) as PipelineRunResult;
+    const result = (await client.workflow.execute('pipelineRunWorkflow', {
+      taskQueue,
+      workflowId: `pipeline-run/${name}/${input.runKey}`,
+      args: [input],
+    })) as PipelineRunResult;
     const seconds = (Date.now() - started) / 1000;
     const span = (Math.max(...served) - Math.min(...sent)) / 1000;
     return {
-      seconds, servedPerSecond: served.length / span, completed: result.counts.completed, failed: result.counts.failed, itemsPerSecond: result.counts.completed / seconds,
-      requests: searches() - requestsBefore, rejected: rejections() - rejectedBefore,
+      seconds,
+      servedPerSecond: served.length / span,
+      completed: result.counts.completed,
+      failed: result.counts.failed,
+      itemsPerSecond: result.counts.completed / seconds,
+      requests: searches() - requestsBefore,
+      rejected: rejections() - rejectedBefore,
     };
   };
   try {
@@ -82,20 +99,35 @@ export async function runRateLimitBench(server: TemporalServer, options: { perSe
     const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
     return [
       {
-        bench, figure: 'searches served per second while items run (share of N)', measured: `${limited.servedPerSecond.toFixed(1)} (${pct(limited.servedPerSecond / perSecond)})`,
-        baseline: `${unlimited.servedPerSecond.toFixed(1)} (${pct(unlimited.servedPerSecond / perSecond)}), start rate 100/s`, goal: '>= 90% of N', met: limited.servedPerSecond >= 0.9 * perSecond,
+        bench,
+        figure: 'searches served per second while items run (share of N)',
+        measured: `${limited.servedPerSecond.toFixed(1)} (${pct(limited.servedPerSecond / perSecond)})`,
+        baseline: `${unlimited.servedPerSecond.toFixed(1)} (${pct(unlimited.servedPerSecond / perSecond)}), start rate 100/s`,
+        goal: '>= 90% of N',
+        met: limited.servedPerSecond >= 0.9 * perSecond,
       },
       {
-        bench, figure: 'items completed per second, start to outputs written', measured: `${limited.itemsPerSecond.toFixed(1)} (${limited.seconds.toFixed(1)} s)`,
-        baseline: `${unlimited.itemsPerSecond.toFixed(1)} (${unlimited.seconds.toFixed(1)} s)`, goal: '',
+        bench,
+        figure: 'items completed per second, start to outputs written',
+        measured: `${limited.itemsPerSecond.toFixed(1)} (${limited.seconds.toFixed(1)} s)`,
+        baseline: `${unlimited.itemsPerSecond.toFixed(1)} (${unlimited.seconds.toFixed(1)} s)`,
+        goal: '',
       },
       {
-        bench, figure: 'search requests answered 429', measured: `${pct(share(limited))} (${limited.rejected} of ${limited.requests})`,
-        baseline: `${pct(share(unlimited))} (${unlimited.rejected} of ${unlimited.requests})`, goal: '< 5%', met: share(limited) < 0.05,
+        bench,
+        figure: 'search requests answered 429',
+        measured: `${pct(share(limited))} (${limited.rejected} of ${limited.requests})`,
+        baseline: `${pct(share(unlimited))} (${unlimited.rejected} of ${unlimited.requests})`,
+        goal: '< 5%',
+        met: share(limited) < 0.05,
       },
       {
-        bench, figure: 'items completed / failed', measured: `${limited.completed} / ${limited.failed}`, baseline: `${unlimited.completed} / ${unlimited.failed}`,
-        goal: `${items} / 0`, met: limited.completed === items,
+        bench,
+        figure: 'items completed / failed',
+        measured: `${limited.completed} / ${limited.failed}`,
+        baseline: `${unlimited.completed} / ${unlimited.failed}`,
+        goal: `${items} / 0`,
+        met: limited.completed === items,
       },
     ];
   } finally {

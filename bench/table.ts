@@ -20,10 +20,18 @@ export interface BenchRow {
 
 /** Prints rows as an aligned plain-text table on stdout. */
 export function printTable(rows: readonly BenchRow[]): void {
-  const lines = [['bench', 'figure', 'measured', 'baseline', 'goal', 'met'], ...rows.map((row) => [row.bench, row.figure, row.measured, row.baseline, row.goal, row.met === undefined ? '' : row.met ? 'yes' : 'NO'])];
+  const lines = [
+    ['bench', 'figure', 'measured', 'baseline', 'goal', 'met'],
+    ...rows.map((row) => [row.bench, row.figure, row.measured, row.baseline, row.goal, row.met === undefined ? '' : row.met ? 'yes' : 'NO']),
+  ];
   const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
   for (const [index, line] of lines.entries()) {
-    process.stdout.write(`${line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+    process.stdout.write(
+      `${line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
     if (index === 0) process.stdout.write(`${widths.map((width) => '-'.repeat(width)).join('  ')}\n`);
   }
 }
@@ -35,7 +43,7 @@ export const log = (line: string): void => void process.stderr.write(`${line}\n`
 export function runIfEntry(module: NodeModule, main: () => Promise<void>): void {
   if (resolve(process.argv[2] ?? '') !== module.filename) return;
   main().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   });
 }

@@ -13,7 +13,11 @@ import { log, runIfEntry } from './table';
 const ROUNDS = 300;
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: (message: string) => log(message), log() {} };
 
-interface Cost { medianMs: number; p10Ms: number; heapKiB?: number }
+interface Cost {
+  medianMs: number;
+  p10Ms: number;
+  heapKiB?: number;
+}
 
 /**
  * Evaluates the bundle once, then its workflow modules `ROUNDS` times, each time in a fresh module cache
@@ -24,11 +28,17 @@ interface Cost { medianMs: number; p10Ms: number; heapKiB?: number }
 function perWorkflow(code: string, message: boolean): Cost {
   const shared: Record<string, unknown> = {};
   const state: { current: Record<string, unknown> | null } = { current: null };
-  const cache = new Proxy({}, {
-    get: (_, key: string) => shared[key] ?? state.current?.[key],
-    set: (_, key: string, value) => { (state.current ?? shared)[key] = value; return true; },
-    has: (_, key: string) => key in shared || (state.current !== null && key in state.current),
-  });
+  const cache = new Proxy(
+    {},
+    {
+      get: (_, key: string) => shared[key] ?? state.current?.[key],
+      set: (_, key: string, value) => {
+        (state.current ?? shared)[key] = value;
+        return true;
+      },
+      has: (_, key: string) => key in shared || (state.current !== null && key in state.current),
+    },
+  );
   const context = vm.createContext({}, { microtaskMode: 'afterEvaluate' });
   Object.defineProperty(context, '__webpack_module_cache__', { value: cache });
   new vm.Script(code).runInContext(context);
@@ -57,7 +67,8 @@ function perWorkflow(code: string, message: boolean): Cost {
   return { ...cost, heapKiB: (process.memoryUsage().heapUsed - before) / 100 / 1024 };
 }
 
-const costText = (cost: Cost): string => `${cost.p10Ms.toFixed(2)} ms (p10), ${cost.medianMs.toFixed(2)} ms (median, with GC)${cost.heapKiB === undefined ? '' : `, ${cost.heapKiB.toFixed(0)} KiB heap kept while cached`}`;
+const costText = (cost: Cost): string =>
+  `${cost.p10Ms.toFixed(2)} ms (p10), ${cost.medianMs.toFixed(2)} ms (median, with GC)${cost.heapKiB === undefined ? '' : `, ${cost.heapKiB.toFixed(0)} KiB heap kept while cached`}`;
 
 function microseconds(check: () => unknown): number {
   for (let i = 0; i < 20_000; i++) check();
@@ -67,7 +78,11 @@ function microseconds(check: () => unknown): number {
 }
 
 async function main(): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../src/workflows'),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: quiet,
+  });
   const map = code.indexOf('//# sourceMappingURL=');
   const zodModules = new Set(code.slice(0, map).match(/"\.\/node_modules\/zod\/[^"]+"/g) ?? []);
   const idle = perWorkflow(code, false);
@@ -78,11 +93,11 @@ async function main(): Promise<void> {
     `workflow bundle: ${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB (${(Buffer.byteLength(code.slice(0, map)) / 1024).toFixed(0)} KiB of code, the rest its inline source map); zod modules: ${zodModules.size}`,
     `per new workflow, before any message: ${costText(idle)}`,
     `per new workflow, once a message came (zod and the schemas loaded): ${costText(messaged)}`,
-    `message checks (steady, µs per call): checkpoint answer ${microseconds(() => checkpointAnswerProblem(interaction, answer)).toFixed(1)}`
-      + `, webhookReceived ${microseconds(() => parseWebhookNotice({ deepresearchId: 'dr_1', status: 'completed' })).toFixed(1)}`
-      + `, raiseBudget ${microseconds(() => budgetRaiseProblem({ budgetUsd: 1, spentUsd: 0, reservedUsd: 0 }, { addUsd: 2 })).toFixed(1)}`
-      + `, pipelineItemWaiting ${microseconds(() => itemWaitingProblem({ item: 'a', waiting: 'checkpoint' })).toFixed(1)}`
-      + `, pausePipeline ${microseconds(() => operatorSignalProblem({ reason: 'lunch' })).toFixed(1)}`,
+    `message checks (steady, µs per call): checkpoint answer ${microseconds(() => checkpointAnswerProblem(interaction, answer)).toFixed(1)}` +
+      `, webhookReceived ${microseconds(() => parseWebhookNotice({ deepresearchId: 'dr_1', status: 'completed' })).toFixed(1)}` +
+      `, raiseBudget ${microseconds(() => budgetRaiseProblem({ budgetUsd: 1, spentUsd: 0, reservedUsd: 0 }, { addUsd: 2 })).toFixed(1)}` +
+      `, pipelineItemWaiting ${microseconds(() => itemWaitingProblem({ item: 'a', waiting: 'checkpoint' })).toFixed(1)}` +
+      `, pausePipeline ${microseconds(() => operatorSignalProblem({ reason: 'lunch' })).toFixed(1)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

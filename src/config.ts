@@ -81,58 +81,92 @@ function estimatedKeyBits(key: string): { distinct: number; bits: number } {
  * few distinct characters (`aaaa...`, `0123` repeated) is refused: its route tokens would be guessable.
  * Random hex of 32 characters has about 14 distinct characters and 112 bits by this estimate.
  */
-export const intakeKey = z.string().trim().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)', abort: true })
+export const intakeKey = z
+  .string()
+  .trim()
+  .min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)', abort: true })
   .refine((key) => {
     const { distinct, bits } = estimatedKeyBits(key);
     return distinct >= 8 && bits >= 96;
   }, 'has too little entropy (fewer than 8 distinct characters or under 96 bits by character frequency); use e.g. openssl rand -hex 32');
 
-const environment = z.object({
-  TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
-  RESEARCH_API_BASE_URL: optional(httpUrl),
-  RESEARCH_API_KEY: optional(z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
-  RESEARCH_API_TIMEOUT_MS: optional(z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number)
-    .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)'))),
-  ARTIFACT_DIR: text('./.artifacts'),
-  WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
-  INTAKE_KEY: optional(intakeKey),
-  INTAKE_PUBLIC_URL: optional(z.string().superRefine((value, ctx) => {
-    const problem = webhookUrlProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })),
-  PAYLOAD_CODEC_KEYS: optional(z.string()),
-  PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
-  CODEC_SERVER_TOKEN: optional(z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
-  CODEC_CORS_ORIGINS: text('http://localhost:8080').pipe(z.string().transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be comma-separated origins such as http://localhost:8080 (scheme, host, port; no path)')))),
-  CODEC_SERVER_ALLOW_UNAUTHENTICATED: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
-  RESEARCH_ALLOW_PRIVATE_DOWNLOADS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
-  METRICS_BIND_ADDRESS: optional(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')),
-  LOG_LEVEL: text('info').pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
-  LOG_FORMAT: text('json').pipe(z.enum(['json', 'pretty'], { error: 'must be json or pretty' })),
-}).superRefine((env, ctx) => {
-  if (env.PAYLOAD_CODEC_KEY_ID && !env.PAYLOAD_CODEC_KEYS) {
-    ctx.addIssue({ code: 'custom', path: ['PAYLOAD_CODEC_KEYS'], message: 'is required when PAYLOAD_CODEC_KEY_ID is set' });
-  }
-  if (env.PAYLOAD_CODEC_KEYS) {
-    try {
-      parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
-    } catch (error) {
-      if (!(error instanceof CodecKeyConfigError)) throw error;
-      ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
+const environment = z
+  .object({
+    TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
+    RESEARCH_API_BASE_URL: optional(httpUrl),
+    RESEARCH_API_KEY: optional(z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
+    RESEARCH_API_TIMEOUT_MS: optional(
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a whole number of milliseconds')
+        .transform(Number)
+        .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)')),
+    ),
+    ARTIFACT_DIR: text('./.artifacts'),
+    WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+    INTAKE_KEY: optional(intakeKey),
+    INTAKE_PUBLIC_URL: optional(
+      z.string().superRefine((value, ctx) => {
+        const problem = webhookUrlProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    PAYLOAD_CODEC_KEYS: optional(z.string()),
+    PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
+    CODEC_SERVER_TOKEN: optional(
+      z
+        .string()
+        .min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)')
+        .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+    ),
+    CODEC_CORS_ORIGINS: text('http://localhost:8080').pipe(
+      z
+        .string()
+        .transform((value) =>
+          value
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean),
+        )
+        .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be comma-separated origins such as http://localhost:8080 (scheme, host, port; no path)'))),
+    ),
+    CODEC_SERVER_ALLOW_UNAUTHENTICATED: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+    RESEARCH_ALLOW_PRIVATE_DOWNLOADS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+    METRICS_BIND_ADDRESS: optional(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')),
+    LOG_LEVEL: text('info').pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
+    LOG_FORMAT: text('json').pipe(z.enum(['json', 'pretty'], { error: 'must be json or pretty' })),
+  })
+  .superRefine((env, ctx) => {
+    if (env.PAYLOAD_CODEC_KEY_ID && !env.PAYLOAD_CODEC_KEYS) {
+      ctx.addIssue({ code: 'custom', path: ['PAYLOAD_CODEC_KEYS'], message: 'is required when PAYLOAD_CODEC_KEY_ID is set' });
     }
-  }
-  if (env.INTAKE_PUBLIC_URL && !env.INTAKE_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['INTAKE_KEY'], message: 'is required when INTAKE_PUBLIC_URL is set (the same key as the intake\'s; webhook URLs carry tokens made with it)' });
-  }
-  if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
-  }
-  // A key without a URL most likely meant the real service; silently using the emulator would fake results.
-  if (env.RESEARCH_API_KEY && !env.RESEARCH_API_BASE_URL) {
-    ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_BASE_URL'], message: 'is required when RESEARCH_API_KEY is set (leave both unset to use the embedded emulator)' });
-  }
-});
+    if (env.PAYLOAD_CODEC_KEYS) {
+      try {
+        parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
+      } catch (error) {
+        if (!(error instanceof CodecKeyConfigError)) throw error;
+        ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
+      }
+    }
+    if (env.INTAKE_PUBLIC_URL && !env.INTAKE_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['INTAKE_KEY'],
+        message: "is required when INTAKE_PUBLIC_URL is set (the same key as the intake's; webhook URLs carry tokens made with it)",
+      });
+    }
+    if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
+    }
+    // A key without a URL most likely meant the real service; silently using the emulator would fake results.
+    if (env.RESEARCH_API_KEY && !env.RESEARCH_API_BASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['RESEARCH_API_BASE_URL'],
+        message: 'is required when RESEARCH_API_KEY is set (leave both unset to use the embedded emulator)',
+      });
+    }
+  });
 
 /**
  * Reads the configuration from environment variables. Without `RESEARCH_API_BASE_URL` (and key) the
@@ -152,16 +186,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(vars.RESEARCH_API_TIMEOUT_MS !== undefined ? { timeoutMs: vars.RESEARCH_API_TIMEOUT_MS } : {}),
     ...(vars.RESEARCH_ALLOW_PRIVATE_DOWNLOADS === 'true' ? { allowPrivateDownloads: true } : {}),
   };
-  const research: ResearchServiceConfig = vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
-    ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
-    : { kind: 'emulator', ...timeout };
+  const research: ResearchServiceConfig =
+    vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
+      ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
+      : { kind: 'emulator', ...timeout };
   const config: Config = {
     temporal: { ...temporal.connection, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
     artifactDir: vars.ARTIFACT_DIR,
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
     ...(vars.INTAKE_PUBLIC_URL ? { intakePublicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
-    codecServer: hidden<CodecServerConfig, 'token'>({ corsOrigins: vars.CODEC_CORS_ORIGINS, allowUnauthenticated: vars.CODEC_SERVER_ALLOW_UNAUTHENTICATED === 'true' }, 'token', vars.CODEC_SERVER_TOKEN),
+    codecServer: hidden<CodecServerConfig, 'token'>(
+      { corsOrigins: vars.CODEC_CORS_ORIGINS, allowUnauthenticated: vars.CODEC_SERVER_ALLOW_UNAUTHENTICATED === 'true' },
+      'token',
+      vars.CODEC_SERVER_TOKEN,
+    ),
     ...(vars.METRICS_BIND_ADDRESS ? { metricsBindAddress: vars.METRICS_BIND_ADDRESS } : {}),
     log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
   };
@@ -176,10 +215,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 export function checkWorkerResearchService(config: Pick<Config, 'research'>, env: Record<string, string | undefined> = process.env): void {
   if (config.research.kind !== 'emulator' || env.NODE_ENV !== 'production' || env.RESEARCH_SERVICE === 'emulator') return;
-  throw new ConfigError([{
-    variable: 'RESEARCH_API_BASE_URL',
-    message: 'is required in production (NODE_ENV=production): without it (and RESEARCH_API_KEY) the worker would run the embedded emulator and return made-up research; set RESEARCH_SERVICE=emulator to run the emulator on purpose',
-  }]);
+  throw new ConfigError([
+    {
+      variable: 'RESEARCH_API_BASE_URL',
+      message:
+        'is required in production (NODE_ENV=production): without it (and RESEARCH_API_KEY) the worker would run the embedded emulator and return made-up research; set RESEARCH_SERVICE=emulator to run the emulator on purpose',
+    },
+  ]);
 }
 
 /** Sets `name` as a non-enumerable property (when there is a value), so logs and JSON never show it. */

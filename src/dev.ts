@@ -90,7 +90,14 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
   try {
     codecServer = await startDevCodecServer(options.codec, log);
     const devServerArgs = codecServer ? ['--ui-codec-endpoint', codecServer.url] : [];
-    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs, ...(options.database ? { devServerDatabase: await prepareDatabase(options.database) } : {}) });
+    temporal = await openTemporalServer({
+      env: options.env,
+      ui: true,
+      allowInstall: true,
+      log,
+      devServerArgs,
+      ...(options.database ? { devServerDatabase: await prepareDatabase(options.database) } : {}),
+    });
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}`);
     log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     const taskQueue = `research-dev-${Date.now()}`;
@@ -100,8 +107,16 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
     const secrets = new InMemoryWebhookSecretStore();
     const intakeKey = randomBytes(32).toString('hex');
     intake = await buildIntake({
-      client, secrets, intakeKey, tokens: [], pipelinesDir: path.dirname(DEV_PIPELINE), taskQueue, namespace: temporal.namespace,
-      now: research.now, logger: false, ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
+      client,
+      secrets,
+      intakeKey,
+      tokens: [],
+      pipelinesDir: path.dirname(DEV_PIPELINE),
+      taskQueue,
+      namespace: temporal.namespace,
+      now: research.now,
+      logger: false,
+      ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
     });
     const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
     const webhooks = options.research?.kind === 'service' ? {} : { webhookBaseUrl: intakeUrl, intakeKey };
@@ -125,7 +140,10 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
       const say = (line: string) => (progress ? progress.note(line) : log(line));
       const answered: DevResult['answered'] = [];
       const result = handle.result();
-      const done = result.then(() => 'done' as const, () => 'done' as const);
+      const done = result.then(
+        () => 'done' as const,
+        () => 'done' as const,
+      );
       const interrupted = new Promise<'interrupted'>((resolve) => {
         if (options.signal?.aborted) resolve('interrupted');
         else options.signal?.addEventListener('abort', () => resolve('interrupted'), { once: true });
@@ -155,7 +173,9 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
       progress?.update(await handle.query(pipelineRunStateQuery));
       progress?.stop();
       progress = undefined;
-      log(`run ${run.status}: ${run.counts.completed} completed, ${run.counts.failed} failed, ${run.ledger.spentUsd.toFixed(2)} of ${run.ledger.budgetUsd.toFixed(2)} USD`);
+      log(
+        `run ${run.status}: ${run.counts.completed} completed, ${run.counts.failed} failed, ${run.ledger.spentUsd.toFixed(2)} of ${run.ledger.budgetUsd.toFixed(2)} USD`,
+      );
       log(`outputs in ${run.outputs.folderUri}`);
       for (const file of run.outputs.files) log(`  ${file.uri}`);
       log(`see it in the Temporal UI${linkOf(workflowId) || ` of ${temporal!.address}`}`);
@@ -180,13 +200,22 @@ export async function runDev(options: DevOptions): Promise<DevResult> {
  * `rp dev --ui-only`: the dev server on `database` with its UI, and no run, until `signal` aborts: the
  * runs of earlier `rp dev` sessions, to look at again. Resolves with the UI's address once stopped.
  */
-export async function runDevUi(options: Pick<DevOptions, 'env' | 'codec' | 'log' | 'signal'> & { database: string }): Promise<{ uiUrl?: string; address: string }> {
+export async function runDevUi(
+  options: Pick<DevOptions, 'env' | 'codec' | 'log' | 'signal'> & { database: string },
+): Promise<{ uiUrl?: string; address: string }> {
   const { log } = options;
   const codecServer = await startDevCodecServer(options.codec, log);
   let temporal: TemporalServer | undefined;
   try {
     const devServerArgs = codecServer ? ['--ui-codec-endpoint', codecServer.url] : [];
-    temporal = await openTemporalServer({ env: options.env, ui: true, allowInstall: true, log, devServerArgs, devServerDatabase: await prepareDatabase(options.database) });
+    temporal = await openTemporalServer({
+      env: options.env,
+      ui: true,
+      allowInstall: true,
+      log,
+      devServerArgs,
+      devServerDatabase: await prepareDatabase(options.database),
+    });
     log(`Temporal server at ${temporal.address} (${temporal.source}), namespace ${temporal.namespace}, state in ${options.database}`);
     log(temporal.uiUrl ? `Temporal UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows` : `Temporal UI: open the UI of ${temporal.address}`);
     log('Ctrl-C stops the dev server and its UI');
@@ -222,7 +251,12 @@ async function answerCheckpoints(client: Client, state: PipelineRunState, answer
     try {
       const interaction = (await task.query(researchTaskStateQuery)).interaction;
       if (!interaction || answered.some((entry) => entry.interactionId === interaction.interaction_id)) continue;
-      const response: CheckpointResponse = interaction.type === 'planning_questions' ? { answers: planningAnswers(interaction) } : interaction.type === 'source_review' ? { included_domains: [], excluded_domains: [] } : { approved: true };
+      const response: CheckpointResponse =
+        interaction.type === 'planning_questions'
+          ? { answers: planningAnswers(interaction) }
+          : interaction.type === 'source_review'
+            ? { included_domains: [], excluded_domains: [] }
+            : { approved: true };
       await task.executeUpdate(respondToCheckpointUpdate, { args: [{ interactionId: interaction.interaction_id, response }] });
       answered.push({ item, type: interaction.type, interactionId: interaction.interaction_id });
       say(`answered the ${interaction.type} checkpoint of item ${item}: ${JSON.stringify(response)}`);
@@ -243,7 +277,11 @@ export const DEV_PLANNING_ANSWER = 'No preference: use your judgement.';
  */
 export function planningAnswers(interaction: { data?: unknown; expected_response?: unknown }): Array<{ question: string; answer: string }> {
   const questionOf = (entry: unknown): string | undefined =>
-    typeof entry === 'string' ? entry : typeof (entry as { question?: unknown } | null)?.question === 'string' ? (entry as { question: string }).question : undefined;
+    typeof entry === 'string'
+      ? entry
+      : typeof (entry as { question?: unknown } | null)?.question === 'string'
+        ? (entry as { question: string }).question
+        : undefined;
   const listed = (value: unknown, field: string): string[] => {
     const list = (value as Record<string, unknown> | null | undefined)?.[field];
     return Array.isArray(list) ? list.map(questionOf).filter((question): question is string => Boolean(question)) : [];
@@ -263,7 +301,15 @@ async function openResearch(options: DevOptions): Promise<{ api: ResearchClient;
   const emulator = await startEmulator({ speed: options.speed, seed: 'dev' });
   options.log(`emulator on ${emulator.url} (clock x${options.speed})`);
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
-  return { api, polling: emulatorPaced(options.speed), now: () => emulator.clock.now(), close: async () => { await api.close(); await emulator.close(); } };
+  return {
+    api,
+    polling: emulatorPaced(options.speed),
+    now: () => emulator.clock.now(),
+    close: async () => {
+      await api.close();
+      await emulator.close();
+    },
+  };
 }
 
 // The worker logs every state change and the bundler's output at INFO; `rp dev` shows warnings only.
@@ -285,5 +331,9 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 // The emulator's clock runs `speed` times faster than the workflow's: poll it that much more often.
 function emulatorPaced(speed: number): PollingOverrides {
   const scale = (ms: number) => Math.max(100, Math.round(ms / speed));
-  return { initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs), maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs), reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale) };
+  return {
+    initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs),
+    maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs),
+    reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
+  };
 }

@@ -9,7 +9,13 @@
 export * from './workflows/definitions';
 export { FailureType, NON_RETRYABLE_FAILURE_TYPES } from './domain/failures';
 export {
-  contextMetadata, pipelineItemWorkflowId, pipelineRunPrefix, pipelineRunWorkflowId, pipelineSynthesisWorkflowId, researchBatchWorkflowId, researchTaskWorkflowId,
+  contextMetadata,
+  pipelineItemWorkflowId,
+  pipelineRunPrefix,
+  pipelineRunWorkflowId,
+  pipelineSynthesisWorkflowId,
+  researchBatchWorkflowId,
+  researchTaskWorkflowId,
 } from './domain/ids';
 export * from './workflows/search-attributes';
 export type * from './workflows/types';

@@ -7,9 +7,23 @@ import { colourFor, type MaybeTerminal } from './shared/colour';
 
 /** Field names whose values never reach a log line, wherever they sit (pino's redaction paths). */
 export const REDACTED_FIELDS = [
-  'apiKey', 'api_key', 'authorization', 'Authorization', 'x-api-key', 'secret', 'webhookSecret', 'token', 'password',
-  'codecKeys', 'PAYLOAD_CODEC_KEYS', 'RESEARCH_API_KEY', 'TEMPORAL_API_KEY', 'CODEC_SERVER_TOKEN',
-  'clientKey', 'TEMPORAL_TLS_CLIENT_KEY_DATA', 'grpcMeta',
+  'apiKey',
+  'api_key',
+  'authorization',
+  'Authorization',
+  'x-api-key',
+  'secret',
+  'webhookSecret',
+  'token',
+  'password',
+  'codecKeys',
+  'PAYLOAD_CODEC_KEYS',
+  'RESEARCH_API_KEY',
+  'TEMPORAL_API_KEY',
+  'CODEC_SERVER_TOKEN',
+  'clientKey',
+  'TEMPORAL_TLS_CLIENT_KEY_DATA',
+  'grpcMeta',
   // The SDK puts an activity's task token on its log lines; with it anyone could complete the activity.
   'taskToken',
 ];
@@ -91,7 +105,13 @@ function scrubFields(value: Record<string, unknown>, scrub: (text: string) => st
   return out;
 }
 
-const PINO_LEVEL: Readonly<Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'>> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+const PINO_LEVEL: Readonly<Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'>> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
 
 /**
  * The workflow bundler logs webpack's whole report (every module, many kilobytes) as one INFO message at
@@ -110,9 +130,19 @@ export class PinoTemporalLogger implements TemporalLogger {
     this.pino[PINO_LEVEL[quietLevel(level, message)] ?? 'info']({ ...meta }, message);
   }
 
-  trace(message: string, meta?: LogMetadata): void { this.log('TRACE', message, meta); }
-  debug(message: string, meta?: LogMetadata): void { this.log('DEBUG', message, meta); }
-  info(message: string, meta?: LogMetadata): void { this.log('INFO', message, meta); }
-  warn(message: string, meta?: LogMetadata): void { this.log('WARN', message, meta); }
-  error(message: string, meta?: LogMetadata): void { this.log('ERROR', message, meta); }
+  trace(message: string, meta?: LogMetadata): void {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata): void {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata): void {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata): void {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata): void {
+    this.log('ERROR', message, meta);
+  }
 }

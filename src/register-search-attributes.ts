@@ -28,11 +28,13 @@ export async function registerSearchAttributes(
   if (missing.length === 0) return [];
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map(([name, type]) => {
-      const encoded = encodeSearchAttributeIndexedValueType(type);
-      if (encoded === undefined) throw new Error(`unknown search attribute type ${type} for ${name}`);
-      return [name, encoded];
-    })),
+    searchAttributes: Object.fromEntries(
+      missing.map(([name, type]) => {
+        const encoded = encodeSearchAttributeIndexedValueType(type);
+        if (encoded === undefined) throw new Error(`unknown search attribute type ${type} for ${name}`);
+        return [name, encoded];
+      }),
+    ),
   });
   return missing.map(([name]) => name);
 }
@@ -40,19 +42,19 @@ export async function registerSearchAttributes(
 /** The `temporal` CLI commands that register the search attributes by hand. */
 export function searchAttributeCommands(namespace: string, wanted: SearchAttributeDeclarations = RESEARCH_SEARCH_ATTRIBUTES): string {
   const label = (type: SearchAttributeType): string => type.charAt(0) + type.slice(1).toLowerCase();
-  return Object.entries(wanted).map(([name, type]) => `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${label(type)}`).join('\n');
+  return Object.entries(wanted)
+    .map(([name, type]) => `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${label(type)}`)
+    .join('\n');
 }
 
 /** Registers what is missing, or says how to do it by hand; never stops the caller. */
-export async function ensureSearchAttributes(
-  connection: SearchAttributeOperator,
-  namespace: string,
-  log: (line: string) => void,
-): Promise<void> {
+export async function ensureSearchAttributes(connection: SearchAttributeOperator, namespace: string, log: (line: string) => void): Promise<void> {
   try {
     const added = await registerSearchAttributes(connection, namespace);
     if (added.length > 0) log(`registered search attributes on namespace ${namespace}: ${added.join(', ')}`);
   } catch (error) {
-    log(`could not check or register the search attributes (${error instanceof Error ? error.message : String(error)}); register them once with:\n${searchAttributeCommands(namespace)}`);
+    log(
+      `could not check or register the search attributes (${error instanceof Error ? error.message : String(error)}); register them once with:\n${searchAttributeCommands(namespace)}`,
+    );
   }
 }

@@ -106,13 +106,20 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
   const log = options.log ?? ((line: string) => logger.info(line));
   // Before any connection: the runtime is made once per process, with the first connection at the latest.
   if (!installWorkerRuntime(config, logger) && config.metricsBindAddress) {
-    log(`a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`);
+    log(
+      `a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`,
+    );
   }
   const research = await openResearchService(config, options.startEmulator);
   let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
   try {
-    temporal = await connectWorkerTemporal(config.temporal.address, config.temporal.namespace, config.temporal.addressSet, connectionSecurityOptions(config.temporal.security));
+    temporal = await connectWorkerTemporal(
+      config.temporal.address,
+      config.temporal.namespace,
+      config.temporal.addressSet,
+      connectionSecurityOptions(config.temporal.security),
+    );
     await ensureSearchAttributes(temporal.connection, config.temporal.namespace, log);
     const worker = await Worker.create({
       connection: temporal.nativeConnection,
@@ -127,7 +134,9 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       if (worker.getState() === 'RUNNING') worker.shutdown();
     };
     const where = config.research.kind === 'service' ? config.research.baseUrl : 'the embedded emulator';
-    log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}`);
+    log(
+      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}`,
+    );
     // `run()` enters RUNNING synchronously, so `stop` works from here on, even for a signal aborted already.
     const running = worker.run();
     for (const name of ['SIGINT', 'SIGTERM'] as const) {

@@ -49,7 +49,10 @@ describe('rp', () => {
     try {
       await expect(main(['codec-server', '--port', '0'])).rejects.toThrow(/PAYLOAD_CODEC_KEYS: is required[\s\S]*CODEC_SERVER_TOKEN: is required/);
     } finally {
-      Object.assign(process.env, Object.fromEntries(Object.entries({ PAYLOAD_CODEC_KEYS: saved.keys, CODEC_SERVER_TOKEN: saved.token }).filter(([, value]) => value !== undefined)));
+      Object.assign(
+        process.env,
+        Object.fromEntries(Object.entries({ PAYLOAD_CODEC_KEYS: saved.keys, CODEC_SERVER_TOKEN: saved.token }).filter(([, value]) => value !== undefined)),
+      );
     }
   });
 

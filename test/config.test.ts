@@ -69,7 +69,9 @@ describe('loadConfig', () => {
     expect(JSON.stringify(cloud)).not.toContain('tcld_secret');
     const mtls = loadConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/client.key' });
     expect(mtls.temporal.security).toEqual({ tls: { clientCert: { path: '/certs/client.pem' }, clientKey: { path: '/certs/client.key' } } });
-    expect(() => loadConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem' })).toThrow('TEMPORAL_TLS_CLIENT_KEY_PATH: mTLS needs both a client certificate and its key');
+    expect(() => loadConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem' })).toThrow(
+      'TEMPORAL_TLS_CLIENT_KEY_PATH: mTLS needs both a client certificate and its key',
+    );
   });
 
   test('the API key never shows when the config is logged or serialised', () => {

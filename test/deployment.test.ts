@@ -12,10 +12,15 @@ const root = path.resolve(__dirname, '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 const composeText = read('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
-const envExample = Object.fromEntries(read('.env.example').split('\n').filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line)).map((line) => {
-  const at = line.indexOf('=');
-  return [line.slice(0, at), line.slice(at + 1)];
-}));
+const envExample = Object.fromEntries(
+  read('.env.example')
+    .split('\n')
+    .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line))
+    .map((line) => {
+      const at = line.indexOf('=');
+      return [line.slice(0, at), line.slice(at + 1)];
+    }),
+);
 
 interface Service {
   image?: string;
@@ -28,8 +33,13 @@ interface Service {
 
 const services = Object.entries(compose.services);
 // One-shot jobs: others wait for them to exit successfully, and they are not restarted once done.
-const oneShots = new Set(services.flatMap(([, service]) => Object.entries(Array.isArray(service.depends_on) ? {} : service.depends_on ?? {})
-  .filter(([, dependency]) => dependency.condition === 'service_completed_successfully').map(([name]) => name)));
+const oneShots = new Set(
+  services.flatMap(([, service]) =>
+    Object.entries(Array.isArray(service.depends_on) ? {} : (service.depends_on ?? {}))
+      .filter(([, dependency]) => dependency.condition === 'service_completed_successfully')
+      .map(([name]) => name),
+  ),
+);
 
 describe('docker-compose.yml', () => {
   test('is valid against the Compose Specification schema', () => {
@@ -54,7 +64,11 @@ describe('docker-compose.yml', () => {
     }
     process.stderr.write(`deployment test: validated with docker-compose ${dockerCompose.stdout.trim()} and the compose-spec schema\n`);
     const config = (env: NodeJS.ProcessEnv, profile: string[] = []) =>
-      spawnSync('docker-compose', ['--env-file', '.env.example', '-f', 'docker-compose.yml', ...profile, 'config', '-q'], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+      spawnSync('docker-compose', ['--env-file', '.env.example', '-f', 'docker-compose.yml', ...profile, 'config', '-q'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ...env },
+      });
     const filledIn = { PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`, INTAKE_KEY: randomBytes(32).toString('hex') };
     for (const profile of [[], ['--profile', 'emulator']]) {
       const check = config(filledIn, profile);
@@ -72,7 +86,16 @@ describe('docker-compose.yml', () => {
 
   test('runs Temporal on PostgreSQL with the UI, the schema and search attribute jobs, the worker, the intake and the codec server', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
-      'codec-server', 'intake', 'postgresql', 'register-search-attributes', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker', 'worker-emulated',
+      'codec-server',
+      'intake',
+      'postgresql',
+      'register-search-attributes',
+      'temporal',
+      'temporal-namespace',
+      'temporal-schema',
+      'temporal-ui',
+      'worker',
+      'worker-emulated',
     ]);
     expect(compose.services.temporal!.image).toMatch(/^temporalio\/server:/);
     expect(compose.services['temporal-ui']!.image).toMatch(/^temporalio\/ui:/);
@@ -92,7 +115,11 @@ describe('docker-compose.yml', () => {
     for (const [dependency, { condition }] of Object.entries(service.depends_on as Record<string, { condition: string }>)) {
       // The one soft edge: the UI serves everything but decoding while the codec server is down (it
       // refuses to start without a token unless told otherwise), so the UI does not wait for it.
-      const wanted = oneShots.has(dependency) ? 'service_completed_successfully' : name === 'temporal-ui' && dependency === 'codec-server' ? 'service_started' : 'service_healthy';
+      const wanted = oneShots.has(dependency)
+        ? 'service_completed_successfully'
+        : name === 'temporal-ui' && dependency === 'codec-server'
+          ? 'service_started'
+          : 'service_healthy';
       expect({ dependency, condition }).toEqual({ dependency, condition: wanted });
     }
   });
@@ -107,7 +134,7 @@ describe('docker-compose.yml', () => {
     expect(environment('worker-emulated').RESEARCH_SERVICE).toBe('emulator');
   });
 
-  test('pins the Temporal UI image to the version the browser test drives (the pinned CLI\'s own UI)', () => {
+  test("pins the Temporal UI image to the version the browser test drives (the pinned CLI's own UI)", () => {
     const cli = projectBinaries(process.env.TEMPORAL_INSTALL_DIR).cli;
     const version = spawnSync(cli, ['--version'], { encoding: 'utf8' });
     expect(version.status).toBe(0);

@@ -15,7 +15,10 @@ const env = { PATH: process.env.PATH, ...(process.env.TEMPORAL_CLI_PATH ? { TEMP
 async function accepts(address: string): Promise<boolean> {
   const [host, port] = address.split(':');
   return new Promise((resolve) => {
-    const socket = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host!, () => { socket.end(); resolve(true); });
+    const socket = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host!, () => {
+      socket.end();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -25,8 +28,14 @@ const problem = (response: unknown) => checkpointAnswerProblem(asking, { interac
 
 describe('rp dev answering planning questions', () => {
   test('answers each question the checkpoint asks, in a shape the checkpoint accepts', () => {
-    const answers = planningAnswers({ data: { questions: [{ id: 'q1', question: 'Which regions?' }, 'Who reads it?'] }, expected_response: { answers: [{ question: 'Which regions?', answer: 'string' }] } });
-    expect(answers).toEqual([{ question: 'Which regions?', answer: DEV_PLANNING_ANSWER }, { question: 'Who reads it?', answer: DEV_PLANNING_ANSWER }]);
+    const answers = planningAnswers({
+      data: { questions: [{ id: 'q1', question: 'Which regions?' }, 'Who reads it?'] },
+      expected_response: { answers: [{ question: 'Which regions?', answer: 'string' }] },
+    });
+    expect(answers).toEqual([
+      { question: 'Which regions?', answer: DEV_PLANNING_ANSWER },
+      { question: 'Who reads it?', answer: DEV_PLANNING_ANSWER },
+    ]);
     expect(problem({ answers })).toBeUndefined();
   });
 
@@ -41,7 +50,9 @@ describe('rp dev answering planning questions', () => {
 describe('rp dev', () => {
   jest.setTimeout(120_000);
   let dir: string;
-  beforeEach(async () => { dir = await mkdtemp(path.join(tmpdir(), 'rp-dev-')); });
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'rp-dev-'));
+  });
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 
   it('starts a dev server with its UI, runs the example pipeline with its checkpoints answered, and stops what it started', async () => {
@@ -49,7 +60,9 @@ describe('rp dev', () => {
     const bar: string[] = [];
     let uiPage: Promise<{ status: number; body: string }> | undefined;
     const result = await runDev({
-      env, artifactDir: dir, speed: 600,
+      env,
+      artifactDir: dir,
+      speed: 600,
       progress: { isTTY: false, write: (text: string) => bar.push(text) },
       log: (line) => {
         lines.push(line);
@@ -72,7 +85,9 @@ describe('rp dev', () => {
     expect((await readFile(fileURLToPath(jsonl!.uri), 'utf8')).trim().split('\n')).toHaveLength(3);
     // The UI answered while the run was going.
     expect(await uiPage).toMatchObject({ status: 200, body: expect.stringContaining('<html') });
-    expect(lines.join('\n')).toMatch(/started pipeline storage-market, workflow pipeline-run\/storage-market\/dev-\S+: http:\/\/127\.0\.0\.1:\d+\/namespaces\/default\/workflows\//);
+    expect(lines.join('\n')).toMatch(
+      /started pipeline storage-market, workflow pipeline-run\/storage-market\/dev-\S+: http:\/\/127\.0\.0\.1:\d+\/namespaces\/default\/workflows\//,
+    );
     const address = /^Temporal server at (\S+) /m.exec(lines.join('\n'))?.[1];
     expect(address).toBeDefined();
     expect(await accepts(address!)).toBe(false);
@@ -87,22 +102,31 @@ describe('rp dev', () => {
     const stop = new AbortController();
     const seen: string[] = [];
     let described: Promise<string> | undefined;
-    const ui = runDevUi({ env, database, signal: stop.signal, log: (line) => {
-      seen.push(line);
-      const address = /^Temporal server at (\S+) /.exec(line)?.[1];
-      if (address) {
-        described = (async () => {
-          const connection = await Connection.connect({ address });
-          try {
-            return (await new Client({ connection }).workflow.getHandle(result.workflowId).describe()).status.name;
-          } finally {
-            await connection.close();
-          }
-        })();
-      }
-      // Stops either way; `described` is awaited below, where its failure is reported.
-      if (line.startsWith('Ctrl-C')) void described?.then(() => stop.abort(), () => stop.abort());
-    } });
+    const ui = runDevUi({
+      env,
+      database,
+      signal: stop.signal,
+      log: (line) => {
+        seen.push(line);
+        const address = /^Temporal server at (\S+) /.exec(line)?.[1];
+        if (address) {
+          described = (async () => {
+            const connection = await Connection.connect({ address });
+            try {
+              return (await new Client({ connection }).workflow.getHandle(result.workflowId).describe()).status.name;
+            } finally {
+              await connection.close();
+            }
+          })();
+        }
+        // Stops either way; `described` is awaited below, where its failure is reported.
+        if (line.startsWith('Ctrl-C'))
+          void described?.then(
+            () => stop.abort(),
+            () => stop.abort(),
+          );
+      },
+    });
     const { uiUrl, address } = await ui;
     expect(await described).toBe('COMPLETED');
     expect(uiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -113,10 +137,16 @@ describe('rp dev', () => {
   it('on interrupt cancels the run and stops the dev server', async () => {
     const interrupt = new AbortController();
     const lines: string[] = [];
-    const run = runDev({ env, artifactDir: dir, speed: 1, signal: interrupt.signal, log: (line) => {
-      lines.push(line);
-      if (line.startsWith('started pipeline')) interrupt.abort();
-    } });
+    const run = runDev({
+      env,
+      artifactDir: dir,
+      speed: 1,
+      signal: interrupt.signal,
+      log: (line) => {
+        lines.push(line);
+        if (line.startsWith('started pipeline')) interrupt.abort();
+      },
+    });
     await expect(run).rejects.toBeInstanceOf(DevInterruptedError);
     expect(lines).toContain('interrupted: cancelling the pipeline run…');
     const address = /^Temporal server at (\S+) /m.exec(lines.join('\n'))?.[1];
@@ -128,7 +158,10 @@ describe('rp dev', () => {
     let settings: Promise<unknown> | undefined;
     let codecUrl: string | undefined;
     const result = await runDev({
-      env, artifactDir: dir, speed: 600, codec: parseCodecKeys(`k1:${randomBytes(32).toString('base64')}`),
+      env,
+      artifactDir: dir,
+      speed: 600,
+      codec: parseCodecKeys(`k1:${randomBytes(32).toString('base64')}`),
       log: (line) => {
         lines.push(line);
         codecUrl ??= /the UI decodes them through (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];

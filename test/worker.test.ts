@@ -6,10 +6,28 @@ import { MissingKeysPayloadCodec } from '../src/codec';
 import { createWorkerOptions, openResearchService } from '../src/worker';
 
 const ACTIVITY_NAMES = [
-  'addResearchBatchTasks', 'addResearchInstruction', 'answerResearchCheckpoint', 'cancelResearchBatch', 'cancelResearchTask',
-  'checkPipelineKeys', 'collectResearchBatchPage', 'createResearchBatch', 'createResearchTask', 'deleteResearchTask', 'findResearchTask',
-  'getResearchBatch', 'getResearchTask', 'lookItemWorkflow', 'preparePipelineBatch', 'preparePipelineSynthesis', 'readPipelinePage', 'recordPipelineBatch', 'recordPipelineItems', 'runPipelineItem',
-  'storeResearchOutputs', 'writePipelineOutputs',
+  'addResearchBatchTasks',
+  'addResearchInstruction',
+  'answerResearchCheckpoint',
+  'cancelResearchBatch',
+  'cancelResearchTask',
+  'checkPipelineKeys',
+  'collectResearchBatchPage',
+  'createResearchBatch',
+  'createResearchTask',
+  'deleteResearchTask',
+  'findResearchTask',
+  'getResearchBatch',
+  'getResearchTask',
+  'lookItemWorkflow',
+  'preparePipelineBatch',
+  'preparePipelineSynthesis',
+  'readPipelinePage',
+  'recordPipelineBatch',
+  'recordPipelineItems',
+  'runPipelineItem',
+  'storeResearchOutputs',
+  'writePipelineOutputs',
 ];
 
 describe('createWorkerOptions', () => {
@@ -25,11 +43,17 @@ describe('createWorkerOptions', () => {
 
 describe('createWorkerOptions with a codec key', () => {
   test('encrypts payloads with the configured codec and registers the metric interceptors; without a key, plain payloads and a codec that names the missing keys', () => {
-    const deps = { api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }), store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() };
+    const deps = {
+      api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }),
+      store: new LocalArtifactStore('/tmp/unused'),
+      secrets: new InMemoryWebhookSecretStore(),
+    };
     const encrypted = createWorkerOptions(loadConfig({ PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }), deps);
     expect(encrypted.dataConverter?.payloadCodecs).toEqual([expect.objectContaining({ activeKeyId: 'k1' })]);
     expect(encrypted.dataConverter?.failureConverterPath).toBe(path.resolve(__dirname, '../src/codec/failure-converter.ts'));
-    expect(encrypted.interceptors?.workflowModules).toEqual(['interceptors', 'metrics-interceptors'].map((name) => path.resolve(__dirname, `../src/workflows/${name}.ts`)));
+    expect(encrypted.interceptors?.workflowModules).toEqual(
+      ['interceptors', 'metrics-interceptors'].map((name) => path.resolve(__dirname, `../src/workflows/${name}.ts`)),
+    );
     expect(encrypted.interceptors?.activity).toHaveLength(1);
     const plain = createWorkerOptions(loadConfig({}), deps).dataConverter;
     expect(plain?.payloadCodecs).toEqual([expect.any(MissingKeysPayloadCodec)]);
@@ -39,11 +63,20 @@ describe('createWorkerOptions with a codec key', () => {
 
 describe('createWorkerOptions with the settings rp dev has', () => {
   test('gives rp dev the worker rp worker runs: its own task queue, the shutdown grace, the metric interceptors and the codec', () => {
-    const deps = { api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }), store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() };
+    const deps = {
+      api: new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' }),
+      store: new LocalArtifactStore('/tmp/unused'),
+      secrets: new InMemoryWebhookSecretStore(),
+    };
     const codec = loadConfig({ PAYLOAD_CODEC_KEYS: `k2:${Buffer.alloc(32, 2).toString('base64')}` }).codec;
     const dev = createWorkerOptions({ temporal: { namespace: 'default', taskQueue: 'research-dev-1' }, codec }, deps);
     const worker = createWorkerOptions(loadConfig({ PAYLOAD_CODEC_KEYS: `k2:${Buffer.alloc(32, 2).toString('base64')}` }), deps);
-    expect(dev).toMatchObject({ namespace: 'default', taskQueue: 'research-dev-1', shutdownGraceTime: worker.shutdownGraceTime, workflowsPath: worker.workflowsPath });
+    expect(dev).toMatchObject({
+      namespace: 'default',
+      taskQueue: 'research-dev-1',
+      shutdownGraceTime: worker.shutdownGraceTime,
+      workflowsPath: worker.workflowsPath,
+    });
     expect(dev.interceptors).toEqual(worker.interceptors);
     expect(dev.dataConverter?.payloadCodecs).toEqual([expect.objectContaining({ activeKeyId: 'k2' })]);
     expect(dev.dataConverter?.failureConverterPath).toBe(worker.dataConverter?.failureConverterPath);
@@ -71,7 +104,9 @@ describe('openResearchService', () => {
   });
 
   test('a configured service gets a client for its URL', async () => {
-    const research = await openResearchService(loadConfig({ RESEARCH_API_BASE_URL: 'https://api.research.example/v1', RESEARCH_API_KEY: 'rk_live_1234567890' }));
+    const research = await openResearchService(
+      loadConfig({ RESEARCH_API_BASE_URL: 'https://api.research.example/v1', RESEARCH_API_KEY: 'rk_live_1234567890' }),
+    );
     expect(research.api.baseUrl).toBe('https://api.research.example/v1');
     await research.close();
   });

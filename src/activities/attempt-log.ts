@@ -24,7 +24,10 @@ export async function attemptLog(store: ArtifactStore, folder: string, key: stri
   const execution = `${info.workflowExecution?.runId ?? 'standalone'}-${info.activityId}`;
   const folderOf = `${folder}/attempts/${key}`;
   const markerOf = (attempt: number) => `${folderOf}/${execution}-${attempt}.json`;
-  const write = (state: 'sent' | 'settled') => store.put(markerOf(info.attempt), `${JSON.stringify({ state, attempt: info.attempt, at: new Date().toISOString() })}\n`, 'application/json').then(() => undefined);
+  const write = (state: 'sent' | 'settled') =>
+    store
+      .put(markerOf(info.attempt), `${JSON.stringify({ state, attempt: info.attempt, at: new Date().toISOString() })}\n`, 'application/json')
+      .then(() => undefined);
   return {
     async unsettledEarlier() {
       if (info.attempt <= 1) return 0;

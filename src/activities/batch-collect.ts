@@ -19,11 +19,13 @@ export function collectBatchPage(deps: ActivityDeps) {
   /** Stores one page of a finished batch's outputs and says where the next page starts. */
   return async function collectResearchBatchPage({ batchId, keyPrefix, lastKey, pageSize, pageIndex }: CollectBatchPageInput): Promise<CollectedBatchPage> {
     const prefix = checkedKeyPrefix(keyPrefix);
-    const page = await callService(() => api.listBatchTasksPage(
-      batchId,
-      { limit: pageSize ?? DEFAULT_COLLECT_PAGE_SIZE, include_output: true, ...(lastKey ? { last_key: lastKey } : {}) },
-      callOptions(),
-    ));
+    const page = await callService(() =>
+      api.listBatchTasksPage(
+        batchId,
+        { limit: pageSize ?? DEFAULT_COLLECT_PAGE_SIZE, include_output: true, ...(lastKey ? { last_key: lastKey } : {}) },
+        callOptions(),
+      ),
+    );
     const tasks: CollectedBatchTask[] = [];
     for (const [index, entry] of page.tasks.entries()) {
       throwIfCancelled();
@@ -32,9 +34,14 @@ export function collectBatchPage(deps: ActivityDeps) {
     }
     const nextKey = page.pagination.last_key ?? undefined;
     // A manifest per page lets a workflow keep only references when a batch has too many tasks for history.
-    const manifest = pageIndex === undefined
-      ? undefined
-      : await store.put(`${prefix}/manifests/page-${String(pageIndex).padStart(5, '0')}.jsonl`, tasks.map((task) => JSON.stringify(task)).join('\n') + '\n', 'application/x-ndjson');
+    const manifest =
+      pageIndex === undefined
+        ? undefined
+        : await store.put(
+            `${prefix}/manifests/page-${String(pageIndex).padStart(5, '0')}.jsonl`,
+            tasks.map((task) => JSON.stringify(task)).join('\n') + '\n',
+            'application/x-ndjson',
+          );
     return { tasks, hasMore: page.pagination.has_more, ...(manifest ? { manifest } : {}), ...(nextKey ? { nextKey } : {}) };
   };
 

@@ -6,9 +6,7 @@ import { callOptions, currentAttempt, heartbeat, webhookUrlFor } from './context
 import { STATE_REFUSAL_STATUSES, callService, invalidInput, rethrowAsFailure } from './errors';
 import { collectBatchPage } from './batch-collect';
 import { REQUEST_KEY_FIELD } from './tasks';
-import type {
-  AddBatchTasksInput, AddedBatchTasks, BatchCancelResult, BatchIdInput, BatchSnapshot, CreateBatchInput, CreatedBatch,
-} from './types';
+import type { AddBatchTasksInput, AddedBatchTasks, BatchCancelResult, BatchIdInput, BatchSnapshot, CreateBatchInput, CreatedBatch } from './types';
 
 /** The service's limit on tasks per add-tasks request. */
 export const MAX_TASKS_PER_ADD = 100;
@@ -52,7 +50,8 @@ export function batchActivities(deps: ActivityDeps) {
     if (currentAttempt() > 1) {
       const batches = await callService(() => api.listBatches(callOptions()));
       const existing = batches.find((batch) => batch.metadata?.[REQUEST_KEY_FIELD] === requestKey);
-      if (existing) return { batchId: existing.batch_id, status: existing.status, webhookConfigured: (await secrets.get(existing.batch_id)) !== undefined, adopted: true };
+      if (existing)
+        return { batchId: existing.batch_id, status: existing.status, webhookConfigured: (await secrets.get(existing.batch_id)) !== undefined, adopted: true };
     }
     const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl, deps.intakeKey);
     const body: CreateBatchRequest = {
@@ -113,7 +112,10 @@ export function batchActivities(deps: ActivityDeps) {
   /** Lines [offset, offset + limit) of a JSON-lines task list in the store, each checked. */
   async function readTaskLines({ key, offset, limit }: NonNullable<AddBatchTasksInput['tasksRef']>): Promise<Array<{ id: string; query: string }>> {
     const text = Buffer.from(await deps.store.get(key)).toString('utf8');
-    const lines = text.split('\n').filter((line) => line.trim() !== '').slice(offset, offset + limit);
+    const lines = text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(offset, offset + limit);
     return lines.map((line, index) => {
       const where = `${key} line ${offset + index + 1}`;
       let parsed: unknown;
@@ -123,7 +125,8 @@ export function batchActivities(deps: ActivityDeps) {
         throw invalidInput(`${where}: not JSON`);
       }
       const task = batchTaskLine.safeParse(parsed);
-      if (!task.success) throw invalidInput(`${where}: ${task.error.issues.map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`).join('; ')}`);
+      if (!task.success)
+        throw invalidInput(`${where}: ${task.error.issues.map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`).join('; ')}`);
       return task.data;
     });
   }

@@ -9,8 +9,15 @@ import { failureFromApiError } from './errors';
  * cannot have created anything.
  */
 const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-  'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 /** Statuses with which the service says it did not process the request (timeout before reading, rate limit, overload). */

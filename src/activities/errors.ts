@@ -56,10 +56,7 @@ export function classifyApiError(error: ResearchApiError, options: FailureMappin
 }
 
 /** Builds the `ApplicationFailure` for a research-service error; `nextRetryDelay` honours `Retry-After`. */
-export function failureFromApiError(
-  error: ResearchApiError,
-  classification: Classification = classifyApiError(error),
-): ApplicationFailure {
+export function failureFromApiError(error: ResearchApiError, classification: Classification = classifyApiError(error)): ApplicationFailure {
   const retryAfter = !classification.nonRetryable ? error.retryAfterMs : undefined;
   return ApplicationFailure.create({
     type: classification.type,

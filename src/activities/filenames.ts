@@ -4,12 +4,19 @@ import { extension as mimeExtension, lookup } from 'mime-types';
 import type { Task } from '../api';
 
 /** Types mime-db does not name (TOON, JSON Lines). */
-const OWN_TYPES: ReadonlyMap<string, string> = new Map([['.toon', 'text/plain'], ['.jsonl', 'application/x-ndjson']]);
+const OWN_TYPES: ReadonlyMap<string, string> = new Map([
+  ['.toon', 'text/plain'],
+  ['.jsonl', 'application/x-ndjson'],
+]);
 /** Text types labelled UTF-8 (the reports and notes written here); the rest come bare, as mime-db names them. */
 const UTF8_TEXT = new Set(['text/markdown', 'text/plain']);
 
 /** Deliverable types the service names by product rather than by extension. */
-const DELIVERABLE_SYNONYMS: ReadonlyMap<string, string> = new Map([['excel', 'xlsx'], ['powerpoint', 'pptx'], ['word', 'docx']]);
+const DELIVERABLE_SYNONYMS: ReadonlyMap<string, string> = new Map([
+  ['excel', 'xlsx'],
+  ['powerpoint', 'pptx'],
+  ['word', 'docx'],
+]);
 
 const MAX_NAME = 100;
 
@@ -26,7 +33,10 @@ export function contentTypeOf(key: string): string {
  */
 export function safeFileName(name: string | undefined, fallback: string): string {
   const base = (name ?? '').split(/[/\\]/).pop() ?? '';
-  const cleaned = base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-MAX_NAME);
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(-MAX_NAME);
   return cleaned && cleaned !== '.' && cleaned !== '..' ? cleaned : fallback;
 }
 

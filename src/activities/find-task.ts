@@ -16,10 +16,7 @@ export const MAX_CANDIDATES = 20;
 export const CLOCK_SKEW_MS = 10 * 60_000;
 
 /** What the service's records say about a lost create. */
-export type LookupVerdict =
-  | { kind: 'found'; task: Task; duplicates: string[] }
-  | { kind: 'absent' }
-  | { kind: 'inconclusive'; reason: string };
+export type LookupVerdict = { kind: 'found'; task: Task; duplicates: string[] } | { kind: 'absent' } | { kind: 'inconclusive'; reason: string };
 
 /** What a lookup knows about the create it is looking for. */
 export interface LookupInput {
@@ -60,7 +57,10 @@ export async function lookForTask(api: ResearchClient, input: LookupInput): Prom
   const original = ours.at(-1);
   if (original) return { kind: 'found', task: original, duplicates: ours.slice(0, -1).map((task) => task.deepresearch_id) };
   if (unverifiable.length > 0) {
-    return { kind: 'inconclusive', reason: `task(s) ${unverifiable.join(', ')} match the query and time but do not show their metadata, so whose they are cannot be told` };
+    return {
+      kind: 'inconclusive',
+      reason: `task(s) ${unverifiable.join(', ')} match the query and time but do not show their metadata, so whose they are cannot be told`,
+    };
   }
   const reachesBack = since !== undefined && tasks.some((task) => createdAt(task) < since);
   if (tasks.length >= FIND_LIMIT && !reachesBack) {

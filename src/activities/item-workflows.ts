@@ -34,7 +34,12 @@ export function itemWorkflowActivities() {
       if (cause instanceof CancelledFailure) return { status: 'cancelled' };
       if (cause instanceof ApplicationFailure) {
         const details = cause.details?.[0] as { outputs?: ResearchTaskResult['outputs'] } | undefined;
-        return { status: 'failed', error: cause.message, ...(cause.type ? { failureType: cause.type } : {}), ...(details?.outputs ? { outputs: details.outputs } : {}) };
+        return {
+          status: 'failed',
+          error: cause.message,
+          ...(cause.type ? { failureType: cause.type } : {}),
+          ...(details?.outputs ? { outputs: details.outputs } : {}),
+        };
       }
       return { status: 'failed', error: cause?.message ?? error.message };
     }

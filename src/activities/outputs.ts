@@ -4,9 +4,7 @@ import { ResearchApiError, type CallOptions, type Task, type TaskAssetStream } f
 import type { ActivityDeps } from './deps';
 import { callOptions, heartbeat, lastHeartbeatDetails, throwIfCancelled } from './context';
 import { callService, checkedKeyPrefix, rethrowAsFailure } from './errors';
-import {
-  contentTypeOf, deliverableExtension, renderReport, renderSources, safeFileName, uniqueName, withExtension,
-} from './filenames';
+import { contentTypeOf, deliverableExtension, renderReport, renderSources, safeFileName, uniqueName, withExtension } from './filenames';
 import type { ArtifactData } from './store';
 import type { StoreOutputsInput } from './types';
 import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
@@ -51,7 +49,7 @@ export function outputActivities(deps: ActivityDeps) {
     };
     for (const [index, file] of plan.entries()) {
       throwIfCancelled();
-      const ref = (index < resumeFrom ? await store.stat(file.key) : undefined) ?? await storeFile(file, index);
+      const ref = (index < resumeFrom ? await store.stat(file.key) : undefined) ?? (await storeFile(file, index));
       if (typeof ref === 'string') (result.missing ??= []).push({ name: file.key.slice(prefix.length + 1), reason: ref });
       else record(result, file.kind, ref);
       heartbeat({ stored: index + 1 });

@@ -10,7 +10,14 @@ import type { ActivityDeps } from './deps';
 import { heartbeat } from './context';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import {
-  jsonLines, MAX_ROUND_PROBLEMS, readJsonLines, roundKey, writeRoundRecord, type BatchRoundSource, type RoundItem, type RoundTask,
+  jsonLines,
+  MAX_ROUND_PROBLEMS,
+  readJsonLines,
+  roundKey,
+  writeRoundRecord,
+  type BatchRoundSource,
+  type RoundItem,
+  type RoundTask,
 } from './pipeline-batch-rounds';
 import { keyOf, readItemRecord, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
 import type { ArtifactStore } from './store';
@@ -77,7 +84,12 @@ class RoundTaking {
   /** The round's own ledger: what is left of the run's budget, and what its tasks hold. */
   #ledger: BudgetLedger;
 
-  constructor(budgetLeftUsd: number, readonly maxTasks: number, readonly batch: CreateBatchRequest, private readonly refused: (key: string, index: number, error: string) => Promise<void>) {
+  constructor(
+    budgetLeftUsd: number,
+    readonly maxTasks: number,
+    readonly batch: CreateBatchRequest,
+    private readonly refused: (key: string, index: number, error: string) => Promise<void>,
+  ) {
     this.#ledger = { budgetUsd: budgetLeftUsd, spentUsd: 0, reservedUsd: 0 };
   }
 
@@ -112,7 +124,11 @@ class RoundTaking {
   /** Counts an item whose key an earlier item of the round has: the first owns the record; the repeat is named, not run. */
   repeat(key: string, where: string): void {
     this.invalid += 1;
-    this.problems = keepLast(this.problems, { key, error: `${where}: item key "${key}" repeats an earlier item's key (keys must be unique within a run)` }, MAX_ROUND_PROBLEMS);
+    this.problems = keepLast(
+      this.problems,
+      { key, error: `${where}: item key "${key}" repeats an earlier item's key (keys must be unique within a run)` },
+      MAX_ROUND_PROBLEMS,
+    );
   }
 }
 
@@ -193,7 +209,8 @@ export async function preparePipelineBatch(store: ArtifactStore, input: PrepareP
   const batch = batchConfig(input, context);
   const maxTasks = Math.max(1, Math.min(input.maxTasks ?? MAX_TASKS_PER_PIPELINE_BATCH, MAX_TASKS_PER_PIPELINE_BATCH));
   const round = new RoundTaking(input.budgetLeftUsd, maxTasks, batch, (key, index, error) =>
-    writeRoundRecord(store, prefix, { key, index, status: 'failed', attempts: 0, costUsd: 0, error, finishedAt: Date.now() }));
+    writeRoundRecord(store, prefix, { key, index, status: 'failed', attempts: 0, costUsd: 0, error, finishedAt: Date.now() }),
+  );
   const { next, exhausted } = input.take.from === 'retry' ? await takeRetries(store, round, input.take) : await takeInput(store, round, input, prefix, context);
   const { read, reused, invalid, problems, blockedUsd } = round;
   const prepared = { batch, read, reused, invalid, problems, next, exhausted, ...(blockedUsd !== undefined && !exhausted ? { blockedUsd } : {}) };
@@ -202,7 +219,12 @@ export async function preparePipelineBatch(store: ArtifactStore, input: PrepareP
     store.put(roundKey(prefix, input.round, 'tasks'), jsonLines(round.tasks), 'application/x-ndjson'),
     store.put(roundKey(prefix, input.round, 'items'), jsonLines(round.items), 'application/x-ndjson'),
   ]);
-  return { ...prepared, tasksRef: { key: tasksRef.key, count: round.tasks.length }, itemsKey: roundKey(prefix, input.round, 'items'), reservedUsd: round.reservedUsd };
+  return {
+    ...prepared,
+    tasksRef: { key: tasksRef.key, count: round.tasks.length },
+    itemsKey: roundKey(prefix, input.round, 'items'),
+    reservedUsd: round.reservedUsd,
+  };
 }
 
 /** The activity that writes a `batch` step's next round to the store. */

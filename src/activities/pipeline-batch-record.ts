@@ -52,9 +52,14 @@ function batchItemError(task: CollectedBatchTask | undefined, input: RecordPipel
 /** What a collected task stored, as its item's outputs. */
 function batchItemOutputs(task: CollectedBatchTask): StoredOutputs {
   return {
-    status: task.status, deliverables: [], images: [], sourceCount: task.sourceCount,
-    ...(task.report ? { report: task.report } : {}), ...(task.sources ? { sources: task.sources } : {}),
-    ...(task.cost !== undefined ? { cost: task.cost } : {}), ...(task.error !== undefined ? { error: task.error } : {}),
+    status: task.status,
+    deliverables: [],
+    images: [],
+    sourceCount: task.sourceCount,
+    ...(task.report ? { report: task.report } : {}),
+    ...(task.sources ? { sources: task.sources } : {}),
+    ...(task.cost !== undefined ? { cost: task.cost } : {}),
+    ...(task.error !== undefined ? { error: task.error } : {}),
   };
 }
 
@@ -65,10 +70,11 @@ function batchItemOutputs(task: CollectedBatchTask): StoredOutputs {
  */
 export async function recordPipelineBatch(store: ArtifactStore, input: RecordPipelineBatchInput): Promise<RecordedBatchRound> {
   const prefix = checkedKeyPrefix(input.prefix);
-  const [items, queries] = await Promise.all([readJsonLines(store, input.itemsKey), readJsonLines(store, input.tasksKey)]) as [RoundItem[], RoundTask[]];
+  const [items, queries] = (await Promise.all([readJsonLines(store, input.itemsKey), readJsonLines(store, input.tasksKey)])) as [RoundItem[], RoundTask[]];
   const collected = new Map<string, CollectedBatchTask>();
   for (const manifest of input.manifests) {
-    for (const task of await readJsonLines(store, manifest.key) as CollectedBatchTask[]) if (task.batchTaskId !== undefined) collected.set(task.batchTaskId, task);
+    for (const task of (await readJsonLines(store, manifest.key)) as CollectedBatchTask[])
+      if (task.batchTaskId !== undefined) collected.set(task.batchTaskId, task);
   }
   const summary: RecordedBatchRound = { completed: 0, failed: 0, cancelled: 0, costUsd: 0, failures: [] };
   const retryItems: RoundItem[] = [];
@@ -81,8 +87,15 @@ export async function recordPipelineBatch(store: ArtifactStore, input: RecordPip
     const error = status === 'completed' ? undefined : batchItemError(task, input);
     // Every task is recorded now, a failure too: if the run stops before its retry, the record stands.
     await writeRoundRecord(store, prefix, {
-      key: item.key, index: item.index, status, attempts: item.attempts, costUsd, workflowId: input.workflowId, finishedAt: Date.now(),
-      ...(task ? { outputs: batchItemOutputs(task) } : {}), ...(error !== undefined ? { error } : {}),
+      key: item.key,
+      index: item.index,
+      status,
+      attempts: item.attempts,
+      costUsd,
+      workflowId: input.workflowId,
+      finishedAt: Date.now(),
+      ...(task ? { outputs: batchItemOutputs(task) } : {}),
+      ...(error !== undefined ? { error } : {}),
     });
     if (status === 'failed' && !input.cancelled && item.attempts < input.maxAttempts) {
       retryItems.push({ ...item, attempts: item.attempts + 1 });

@@ -8,8 +8,7 @@ import type { ArtifactStore } from './store';
 
 /** Where the items of a batch round come from: the input from a cursor, or the failed tasks of the round before. */
 export type BatchRoundSource =
-  | { from: 'input'; cursor?: ItemCursor; skip: number }
-  | { from: 'retry'; key: string; itemsKey: string; count: number; skip: number };
+  { from: 'input'; cursor?: ItemCursor; skip: number } | { from: 'retry'; key: string; itemsKey: string; count: number; skip: number };
 
 /** One task of a round as the run knows it: the item it runs and its attempt. */
 export interface RoundItem {
@@ -36,7 +35,10 @@ export const jsonLines = (values: unknown[]): string => values.map((value) => `$
 /** The values of a JSON-lines file in the store. */
 export async function readJsonLines(store: ArtifactStore, key: string): Promise<unknown[]> {
   const text = Buffer.from(await store.get(key)).toString('utf8');
-  return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as unknown);
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 /** Writes an item's record (replaced whole), as outputs and `--resume` read it. */

@@ -25,7 +25,7 @@ async function previousItems(store: ArtifactStore, prefix: string): Promise<Map<
   const items = new Map<string, ComparableItem>();
   for (const ref of await store.list(`${prefix}/items`)) {
     const key = posix.basename(ref.key, '.json');
-    const record = await readJson(store, ref.key) as PipelineItemRecord;
+    const record = (await readJson(store, ref.key)) as PipelineItemRecord;
     const view = await viewOf(store, prefix, key, record.index);
     items.set(key, comparable(view, record.outputs?.report?.sha256));
   }
@@ -36,10 +36,14 @@ async function previousItems(store: ArtifactStore, prefix: string): Promise<Map<
  * Writes `changes.json` and `changes.md` under the run's outputs: what changed against the pipeline's
  * previous completed run. Nothing when there is none (or it is this run).
  */
-export async function writeChangeReport(store: ArtifactStore, run: { pipeline: string; runKey: string; prefix: string }, current: Map<string, ComparableItem>): Promise<ArtifactRef | undefined> {
+export async function writeChangeReport(
+  store: ArtifactStore,
+  run: { pipeline: string; runKey: string; prefix: string },
+  current: Map<string, ComparableItem>,
+): Promise<ArtifactRef | undefined> {
   const pointer = await store.stat(latestKey(run.pipeline));
   if (!pointer) return undefined;
-  const previous = await readJson(store, pointer.key) as { runKey: string; prefix: string };
+  const previous = (await readJson(store, pointer.key)) as { runKey: string; prefix: string };
   if (previous.prefix === run.prefix) return undefined;
   const report = compareRuns({ run: previous.runKey, items: await previousItems(store, previous.prefix) }, { run: run.runKey, items: current });
   await store.put(`${run.prefix}/outputs/changes.json`, `${JSON.stringify(report, null, 2)}\n`, 'application/json');

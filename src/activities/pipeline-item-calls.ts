@@ -31,7 +31,11 @@ export const LOST_ATTEMPT_COST_FACTOR = 1.5;
 function throwPaidCallFailure(error: unknown): never {
   // A connection never made (refused, unknown host, connect time-out) sent nothing: that stays retryable.
   if (error instanceof ResearchApiError && (error.kind === 'timeout' || error.kind === 'network') && createOutcomeOf(error) === 'unknown') {
-    throw ApplicationFailure.create({ type: FailureType.PossiblyCharged, nonRetryable: true, message: `the answer was lost after the request was sent, so it may have been charged: ${error.message}` });
+    throw ApplicationFailure.create({
+      type: FailureType.PossiblyCharged,
+      nonRetryable: true,
+      message: `the answer was lost after the request was sent, so it may have been charged: ${error.message}`,
+    });
   }
   return rethrowAsFailure(error);
 }
@@ -57,14 +61,19 @@ function roundMicros(usd: number): number {
 function withEarlierCharges(error: unknown, usd: number): unknown {
   if (!(error instanceof ApplicationFailure) || usd <= 0) return error;
   return ApplicationFailure.create({
-    ...(error.type ? { type: error.type } : {}), nonRetryable: error.nonRetryable === true,
+    ...(error.type ? { type: error.type } : {}),
+    nonRetryable: error.nonRetryable === true,
     message: `${error.message} (earlier attempts that sent this call and never reported back may have been charged ${usd} USD)`,
-    details: [...(error.details ?? []), { earlierPossiblyChargedUsd: usd }], ...(error.nextRetryDelay !== undefined && error.nextRetryDelay !== null ? { nextRetryDelay: error.nextRetryDelay } : {}),
+    details: [...(error.details ?? []), { earlierPossiblyChargedUsd: usd }],
+    ...(error.nextRetryDelay !== undefined && error.nextRetryDelay !== null ? { nextRetryDelay: error.nextRetryDelay } : {}),
   });
 }
 
 /** Runs one Answer, Search or Contents item and stores its result; paid calls fail as typed failures (402 stops the run). */
-export async function runPipelineItem({ api, store }: Pick<ActivityDeps, 'api' | 'store'>, { key, request, prefix, reserveUsd }: RunPipelineItemInput): Promise<PipelineItemOutcome> {
+export async function runPipelineItem(
+  { api, store }: Pick<ActivityDeps, 'api' | 'store'>,
+  { key, request, prefix, reserveUsd }: RunPipelineItemInput,
+): Promise<PipelineItemOutcome> {
   const folder = checkedKeyPrefix(prefix);
   // The call has no idempotency key: note the attempt durably before sending, and count earlier attempts
   // that sent it and never reported back (a killed worker) as possibly charged.
@@ -90,14 +99,21 @@ export async function runPipelineItem({ api, store }: Pick<ActivityDeps, 'api' |
   // results vary between two calls of one request, and the ledger must not count less than was charged.
   const perAttemptUsd = Math.max(reserveUsd ?? 0, stored.costUsd * LOST_ATTEMPT_COST_FACTOR);
   const possiblyChargedUsd = unknown > 0 ? Math.round(unknown * perAttemptUsd * 1_000_000) / 1_000_000 : 0;
-  if (unknown > 0) log.warn('an earlier attempt sent this paid call and never reported back: it may have been charged too', { key, earlierAttempts: unknown, possiblyChargedUsd });
+  if (unknown > 0)
+    log.warn('an earlier attempt sent this paid call and never reported back: it may have been charged too', {
+      key,
+      earlierAttempts: unknown,
+      possiblyChargedUsd,
+    });
   return { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) };
 }
 
 async function runPaidCall(api: ResearchClient, request: ItemRequest): Promise<{ kind: string; output: unknown; sources?: unknown; costUsd: number }> {
   let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
   switch (request.kind) {
-    case 'answer': stored = await answer(api, request.request); break;
+    case 'answer':
+      stored = await answer(api, request.request);
+      break;
     case 'search': {
       const response = await paidCall(() => api.search(request.request, callOptions()));
       stored = { kind: 'search', output: response.results, costUsd: response.total_deduction_dollars };
@@ -109,7 +125,8 @@ async function runPaidCall(api: ResearchClient, request: ItemRequest): Promise<{
       stored = { kind: 'contents', output: response.results, costUsd };
       break;
     }
-    default: throw invalidInput(`runPipelineItem runs answer, search and contents items; ${request.kind} items run as research task workflows`);
+    default:
+      throw invalidInput(`runPipelineItem runs answer, search and contents items; ${request.kind} items run as research task workflows`);
   }
   return stored;
 }
@@ -145,4 +162,4 @@ export function pipelineItemCallActivities(deps: ActivityDeps) {
 }
 
 const isCancellation = (error: unknown): boolean => error instanceof CancelledFailure || (error instanceof Error && error.name === 'AbortError');
-const failureType = (error: unknown): string | undefined => (error instanceof ApplicationFailure ? error.type ?? undefined : undefined);
+const failureType = (error: unknown): string | undefined => (error instanceof ApplicationFailure ? (error.type ?? undefined) : undefined);

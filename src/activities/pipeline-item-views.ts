@@ -22,10 +22,16 @@ export async function readJson(store: ArtifactStore, key: string): Promise<unkno
 export async function viewOf(store: ArtifactStore, prefix: string, key: string, index: number): Promise<ItemResultView> {
   const ref = await store.stat(itemRecordKey(prefix, key));
   if (!ref) return { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [] };
-  const record = await readJson(store, ref.key) as PipelineItemRecord;
+  const record = (await readJson(store, ref.key)) as PipelineItemRecord;
   const view: ItemResultView = {
-    key, index, status: record.status, costUsd: record.costUsd, attempts: record.attempts, files: [],
-    ...(record.error !== undefined ? { error: record.error } : {}), ...(record.workflowId ? { workflowId: record.workflowId } : {}),
+    key,
+    index,
+    status: record.status,
+    costUsd: record.costUsd,
+    attempts: record.attempts,
+    files: [],
+    ...(record.error !== undefined ? { error: record.error } : {}),
+    ...(record.workflowId ? { workflowId: record.workflowId } : {}),
     ...(record.possiblyChargedUsd ? { possiblyChargedUsd: record.possiblyChargedUsd } : {}),
     ...(record.openAtService ? { openAtService: record.openAtService } : {}),
   };
@@ -37,15 +43,22 @@ export async function viewOf(store: ArtifactStore, prefix: string, key: string, 
     const outputs: StoredOutputs = record.outputs;
     if (outputs.report) {
       view.report = { key: outputs.report.key, uri: outputs.report.uri };
-      if (outputs.report.contentType.startsWith('application/json') && outputs.report.bytes <= MAX_INLINE_BYTES) view.output = await readJson(store, outputs.report.key);
+      if (outputs.report.contentType.startsWith('application/json') && outputs.report.bytes <= MAX_INLINE_BYTES)
+        view.output = await readJson(store, outputs.report.key);
     }
-    view.files = [outputs.pdf, outputs.sources, ...outputs.deliverables, ...outputs.images].filter((file): file is ArtifactRef => file !== undefined).map((file) => ({ key: file.key, uri: file.uri }));
+    view.files = [outputs.pdf, outputs.sources, ...outputs.deliverables, ...outputs.images]
+      .filter((file): file is ArtifactRef => file !== undefined)
+      .map((file) => ({ key: file.key, uri: file.uri }));
   }
   return view;
 }
 
 /** Visits every item of the run in input order with its view and its input value. */
-export async function eachItem(store: ArtifactStore, run: PipelineRunRef, visit: (view: ItemResultView, value: unknown) => void | Promise<void>): Promise<void> {
+export async function eachItem(
+  store: ArtifactStore,
+  run: PipelineRunRef,
+  visit: (view: ItemResultView, value: unknown) => void | Promise<void>,
+): Promise<void> {
   const prefix = checkedKeyPrefix(run.prefix);
   const context = runContext(run);
   let cursor;

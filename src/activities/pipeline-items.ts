@@ -79,7 +79,6 @@ export async function recordPipelineItems(store: ArtifactStore, { prefix, record
   return { written: records.length };
 }
 
-
 /** The activity that writes a run's item records. */
 export function pipelineRecordActivities({ store }: ActivityDeps) {
   return { recordPipelineItems: (input: RecordPipelineItemsInput) => recordPipelineItems(store, input) };

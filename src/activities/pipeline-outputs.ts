@@ -38,7 +38,14 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
     const name = renderTemplate(output.file ?? fileName, scope);
     if (name.split('/').some((part) => part === '..' || part.startsWith('.'))) throw invalidInput(`outputs.file: "${name}" must stay inside the run's folder`);
     // The type follows the format, whatever extension the file was given.
-    return { output, key: `${prefix}/outputs/${name}`, contentType: contentTypeOf(fileName), columns: output.columns ? csvColumns(output.columns, schema) : [], lines: [] as string[], rows: [] as string[][] };
+    return {
+      output,
+      key: `${prefix}/outputs/${name}`,
+      contentType: contentTypeOf(fileName),
+      columns: output.columns ? csvColumns(output.columns, schema) : [],
+      lines: [] as string[],
+      rows: [] as string[][],
+    };
   });
   const views: ItemResultView[] = [];
   const current = new Map<string, ComparableItem>();
@@ -50,7 +57,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
     }
     views.push({ ...view, output: undefined });
     if (input.compareWithPrevious) {
-      const record = view.status === 'not_started' ? undefined : await readJson(store, itemRecordKey(prefix, view.key)) as PipelineItemRecord;
+      const record = view.status === 'not_started' ? undefined : ((await readJson(store, itemRecordKey(prefix, view.key))) as PipelineItemRecord);
       current.set(view.key, comparable(view, record?.outputs?.report?.sha256));
     }
   });
@@ -59,12 +66,23 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   if (input.compareWithPrevious) changes = await writeChangeReport(store, { pipeline: definition.name, runKey: input.runKey, prefix }, current);
   const written: ArtifactRef[] = [];
   for (const file of files) {
-    const body = file.output.format === 'jsonl' ? `${file.lines.join('\n')}${file.lines.length ? '\n' : ''}`
-      : file.output.format === 'csv' ? csvText(file.columns.map((column) => column.header), file.rows, { escapeFormulas: file.output.escape_formulas !== false })
-        : markdownIndex({
-          title: `${definition.name}: run ${input.runKey}`, indexKey: file.key, views, totals: input.ledger,
-          ...(input.synthesis ? { synthesis: { key: input.synthesis.key } } : {}), ...(changes ? { changes: { key: changes.key } } : {}),
-        });
+    const body =
+      file.output.format === 'jsonl'
+        ? `${file.lines.join('\n')}${file.lines.length ? '\n' : ''}`
+        : file.output.format === 'csv'
+          ? csvText(
+              file.columns.map((column) => column.header),
+              file.rows,
+              { escapeFormulas: file.output.escape_formulas !== false },
+            )
+          : markdownIndex({
+              title: `${definition.name}: run ${input.runKey}`,
+              indexKey: file.key,
+              views,
+              totals: input.ledger,
+              ...(input.synthesis ? { synthesis: { key: input.synthesis.key } } : {}),
+              ...(changes ? { changes: { key: changes.key } } : {}),
+            });
     written.push(await store.put(file.key, body, file.contentType));
   }
   if (input.completed) await markLatestRun(store, definition.name, { runKey: input.runKey, prefix });

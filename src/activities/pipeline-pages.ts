@@ -39,7 +39,14 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
     let planned = await planItem(deps, input, prefix, item, context, previews);
     const size = Buffer.byteLength(JSON.stringify(planned));
     // An item too large to sit in history fails alone; a page stops before it would grow past its budget.
-    if (size > MAX_PLANNED_ITEM_BYTES) planned = { key: planned.key, index: planned.index, where: planned.where, reserveUsd: 0, problem: `${item.where}: the rendered request is ${Math.ceil(size / 1024)} KB, over the ${MAX_PLANNED_ITEM_BYTES / 1024} KB an item may carry through workflow history; shorten its templates' inputs` };
+    if (size > MAX_PLANNED_ITEM_BYTES)
+      planned = {
+        key: planned.key,
+        index: planned.index,
+        where: planned.where,
+        reserveUsd: 0,
+        problem: `${item.where}: the rendered request is ${Math.ceil(size / 1024)} KB, over the ${MAX_PLANNED_ITEM_BYTES / 1024} KB an item may carry through workflow history; shorten its templates' inputs`,
+      };
     else if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) {
       // The cursor must point just past the items returned: read that many again for its position.
       const exact = await readSourcePage(input.source, input.cursor, skip + items.length);
@@ -52,7 +59,14 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
 }
 
 /** One item's plan: its key, its request rendered and checked, the price to reserve, or why it cannot run. */
-async function planItem(deps: Pick<ActivityDeps, 'api' | 'store'>, input: ReadPipelinePageInput, prefix: string, item: SourceItem, context: RunContext, previews: Map<string, Promise<PreviewFigures | { problem: string }>>): Promise<PlannedItem> {
+async function planItem(
+  deps: Pick<ActivityDeps, 'api' | 'store'>,
+  input: ReadPipelinePageInput,
+  prefix: string,
+  item: SourceItem,
+  context: RunContext,
+  previews: Map<string, Promise<PreviewFigures | { problem: string }>>,
+): Promise<PlannedItem> {
   const { key, problem } = keyOf(input.definition, input.source, item, context);
   const planned: PlannedItem = { key, index: item.index, where: item.where, reserveUsd: 0 };
   if (problem) return { ...planned, problem };
@@ -66,8 +80,12 @@ async function planItem(deps: Pick<ActivityDeps, 'api' | 'store'>, input: ReadPi
     // An item an earlier execution left cancelled ran a child that completed (cancelled): it starts a new one.
     const generation = earlier?.status === 'cancelled' ? (earlier.generation ?? 0) + 1 : earlier?.generation;
     return {
-      ...planned, request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(estimate.unbounded ? { priceUnbounded: true } : {}),
-      ...(earlier ? { attempts: 0 } : {}), ...(generation ? { generation } : {}),
+      ...planned,
+      request,
+      reserveUsd: Math.max(estimate.usd, estimate.maxUsd),
+      ...(estimate.unbounded ? { priceUnbounded: true } : {}),
+      ...(earlier ? { attempts: 0 } : {}),
+      ...(generation ? { generation } : {}),
       ...(earlier?.status === 'cancelled' && earlier.openAtService ? { existingTask: earlier.openAtService.deepresearchId } : {}),
     };
   } catch (error) {
@@ -81,7 +99,11 @@ async function planItem(deps: Pick<ActivityDeps, 'api' | 'store'>, input: ReadPi
  * estimate and resolved mode, not at a guess. A preview the service refuses (an unknown workflow, bad
  * params) makes the item fail without spending; a transient failure retries the page read.
  */
-function previewOf(api: ResearchClient, preview: { slug: string; params: Record<string, unknown>; version?: number }, cache: Map<string, Promise<PreviewFigures | { problem: string }>>): Promise<PreviewFigures | { problem: string }> {
+function previewOf(
+  api: ResearchClient,
+  preview: { slug: string; params: Record<string, unknown>; version?: number },
+  cache: Map<string, Promise<PreviewFigures | { problem: string }>>,
+): Promise<PreviewFigures | { problem: string }> {
   const body: PreviewWorkflowRequest = { workflow_params: preview.params, ...(preview.version ? { workflow_version: preview.version } : {}) };
   const signature = JSON.stringify([preview.slug, body]);
   let found = cache.get(signature);
@@ -89,7 +111,14 @@ function previewOf(api: ResearchClient, preview: { slug: string; params: Record<
     found = api.previewWorkflow(preview.slug, body, callOptions()).then(
       (answer): PreviewFigures => ({ estimatedCredits: answer.estimated_credits ?? null, ...(answer.resolved.mode ? { mode: answer.resolved.mode } : {}) }),
       (error: unknown) => {
-        if (error instanceof ResearchApiError && error.status !== undefined && !error.retryable && error.status !== 401 && error.status !== 403 && error.status !== 402) {
+        if (
+          error instanceof ResearchApiError &&
+          error.status !== undefined &&
+          !error.retryable &&
+          error.status !== 401 &&
+          error.status !== 403 &&
+          error.status !== 402
+        ) {
           return { problem: `workflow ${preview.slug} preview refused: ${error.message}` };
         }
         return rethrowAsFailure(error);

@@ -22,7 +22,10 @@ export interface ArtifactStore {
 
 /** A key that is empty, absolute, has `.`/`..` or hidden segments, or would leave the store's root. */
 export class ArtifactKeyError extends Error {
-  constructor(readonly key: string, reason: string) {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
     super(`artifact key ${JSON.stringify(key)} ${reason}`);
     this.name = 'ArtifactKeyError';
   }

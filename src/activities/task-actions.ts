@@ -2,9 +2,7 @@ import { ResearchApiError, TERMINAL_TASK_STATUSES, taskStatus, type Task } from 
 import type { ActivityDeps } from './deps';
 import { callOptions } from './context';
 import { STATE_REFUSAL_STATUSES, callService, refused, rethrowAsFailure } from './errors';
-import type {
-  AddInstructionInput, AnswerCheckpointInput, CancelResult, CheckpointAnswered, DeleteResult, InstructionAccepted, TaskIdInput,
-} from './types';
+import type { AddInstructionInput, AnswerCheckpointInput, CancelResult, CheckpointAnswered, DeleteResult, InstructionAccepted, TaskIdInput } from './types';
 
 const refusals = { refusedStatuses: STATE_REFUSAL_STATUSES };
 // A checkpoint answer of the wrong shape for its type comes back as 400: that is the answer's fault
@@ -28,7 +26,8 @@ export function taskActionActivities(deps: ActivityDeps) {
       () => api.respondToCheckpoint(deepresearchId, { interaction_id: interactionId, response }, callOptions()),
       checkpointRefusals,
     );
-    if (!answer.success) throw refused(`task ${deepresearchId} did not take the checkpoint answer: ${answer.message ?? 'no reason given'}`, { deepresearchId, interactionId });
+    if (!answer.success)
+      throw refused(`task ${deepresearchId} did not take the checkpoint answer: ${answer.message ?? 'no reason given'}`, { deepresearchId, interactionId });
     const status = taskStatus.safeParse(answer.status);
     return { accepted: true, ...(status.success ? { status: status.data } : {}) };
   }

@@ -31,7 +31,11 @@ export function taskActivities(deps: ActivityDeps) {
       });
     }
     if (verdict.duplicates.length > 0) {
-      log.warn('Several service tasks carry one request key; adopting the oldest', { requestKey, deepresearchId: verdict.task.deepresearch_id, duplicates: verdict.duplicates });
+      log.warn('Several service tasks carry one request key; adopting the oldest', {
+        requestKey,
+        deepresearchId: verdict.task.deepresearch_id,
+        duplicates: verdict.duplicates,
+      });
     }
     const { task } = verdict;
     return {

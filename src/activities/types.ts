@@ -4,7 +4,14 @@
  * dependencies, and history holds references.
  */
 import type {
-  BatchCounts, BatchStatus, CheckpointResponse, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
+  BatchCounts,
+  BatchStatus,
+  CheckpointResponse,
+  CreateBatchRequest,
+  CreateTaskRequest,
+  Interaction,
+  ResearchMode,
+  TaskStatus,
 } from '../api/schemas';
 import type { ArtifactRef } from '../domain/artifacts';
 

@@ -18,11 +18,7 @@ export interface TaskAssetStream {
 }
 
 /** A typed event of the Answer stream. */
-export type AnswerEvent = AnswerStreamEvent<
-  z.infer<typeof s.answerSearchResult>,
-  z.infer<typeof s.answerContentEvent>,
-  s.AnswerMetadata
->;
+export type AnswerEvent = AnswerStreamEvent<z.infer<typeof s.answerSearchResult>, z.infer<typeof s.answerContentEvent>, s.AnswerMetadata>;
 
 const id = (value: string): string => encodeURIComponent(value);
 
@@ -44,7 +40,10 @@ export class ResearchClient {
 
   /** `POST /search`: ranked results; `partial` is true when the service answered 206. */
   async search(request: s.SearchRequest, options?: CallOptions): Promise<s.SearchResponse> {
-    const { data, partial } = await this.#http.json({ method: 'POST', path: '/search', body: request, requestSchema: s.searchRequest, responseSchema: s.searchResponse }, options);
+    const { data, partial } = await this.#http.json(
+      { method: 'POST', path: '/search', body: request, requestSchema: s.searchRequest, responseSchema: s.searchResponse },
+      options,
+    );
     return { ...data, partial };
   }
 
@@ -55,7 +54,10 @@ export class ResearchClient {
 
   /** `POST /contents` with `async: true`: starts a job of up to 50 URLs (the service answers 202). */
   async startContentsJob(request: Omit<s.ContentsJobRequest, 'async'>, options?: CallOptions): Promise<s.ContentsJobCreated> {
-    return this.#data({ method: 'POST', path: '/contents', body: { ...request, async: true }, requestSchema: s.contentsJobRequest, responseSchema: s.contentsJobCreated }, options);
+    return this.#data(
+      { method: 'POST', path: '/contents', body: { ...request, async: true }, requestSchema: s.contentsJobRequest, responseSchema: s.contentsJobCreated },
+      options,
+    );
   }
 
   /** `GET /contents/jobs/{id}`: a contents job's progress, with its results once it has ended. */
@@ -84,7 +86,10 @@ export class ResearchClient {
 
   /** `POST /deepresearch/tasks`: starts a paid task. The `webhook_secret` in the answer is a secret. */
   async createTask(request: s.CreateTaskRequest, options?: CallOptions): Promise<s.CreateTaskResponse> {
-    return this.#data({ method: 'POST', path: '/deepresearch/tasks', body: request, requestSchema: s.createTaskRequest, responseSchema: s.createTaskResponse }, options);
+    return this.#data(
+      { method: 'POST', path: '/deepresearch/tasks', body: request, requestSchema: s.createTaskRequest, responseSchema: s.createTaskResponse },
+      options,
+    );
   }
 
   /** `GET /deepresearch/tasks/{id}/status`: status, progress, checkpoint and, when done, the output. */
@@ -94,7 +99,16 @@ export class ResearchClient {
 
   /** `POST /deepresearch/tasks/{id}/update`: a follow-up instruction, before the writing phase. */
   async updateTask(taskId: string, instruction: string, options?: CallOptions): Promise<s.TaskActionResponse> {
-    return this.#data({ method: 'POST', path: `/deepresearch/tasks/${id(taskId)}/update`, body: { instruction }, requestSchema: s.updateTaskRequest, responseSchema: s.updateTaskResponse }, options);
+    return this.#data(
+      {
+        method: 'POST',
+        path: `/deepresearch/tasks/${id(taskId)}/update`,
+        body: { instruction },
+        requestSchema: s.updateTaskRequest,
+        responseSchema: s.updateTaskResponse,
+      },
+      options,
+    );
   }
 
   /** `POST /deepresearch/tasks/{id}/cancel`: only queued or running tasks. */
@@ -109,12 +123,24 @@ export class ResearchClient {
 
   /** `POST /deepresearch/tasks/{id}/public`: sets the task's visibility. */
   async setTaskPublic(taskId: string, isPublic: boolean, options?: CallOptions): Promise<s.SetTaskPublicResponse> {
-    return this.#data({ method: 'POST', path: `/deepresearch/tasks/${id(taskId)}/public`, body: { public: isPublic }, requestSchema: s.setTaskPublicRequest, responseSchema: s.setTaskPublicResponse }, options);
+    return this.#data(
+      {
+        method: 'POST',
+        path: `/deepresearch/tasks/${id(taskId)}/public`,
+        body: { public: isPublic },
+        requestSchema: s.setTaskPublicRequest,
+        responseSchema: s.setTaskPublicResponse,
+      },
+      options,
+    );
   }
 
   /** `POST /deepresearch/tasks/{id}/respond`: answers the checkpoint of an `awaiting_input` or `paused` task. */
   async respondToCheckpoint(taskId: string, answer: s.RespondRequest, options?: CallOptions): Promise<s.RespondResponse> {
-    return this.#data({ method: 'POST', path: `/deepresearch/tasks/${id(taskId)}/respond`, body: answer, requestSchema: s.respondRequest, responseSchema: s.respondResponse }, options);
+    return this.#data(
+      { method: 'POST', path: `/deepresearch/tasks/${id(taskId)}/respond`, body: answer, requestSchema: s.respondRequest, responseSchema: s.respondResponse },
+      options,
+    );
   }
 
   /** `GET /deepresearch/list`: the account's most recent tasks, newest first (items carry no metadata). */
@@ -137,7 +163,12 @@ export class ResearchClient {
     const contentType = response.headers['content-type'];
     const http = this.#http;
     const max = http.limits.maxDownloadBytes;
-    const tooLarge = (bytes: number) => ResearchApiError.invalidResponse({ ...response.target, status: response.status, detail: `the file is over the ${max} bytes a download may have (${bytes} or more): not read further` });
+    const tooLarge = (bytes: number) =>
+      ResearchApiError.invalidResponse({
+        ...response.target,
+        status: response.status,
+        detail: `the file is over the ${max} bytes a download may have (${bytes} or more): not read further`,
+      });
     const announced = Number(response.headers['content-length']);
     if (Number.isFinite(announced) && announced > max) {
       response.body.destroy();
@@ -176,7 +207,10 @@ export class ResearchClient {
 
   /** `POST /deepresearch/batches`: a batch with shared configuration. The `webhook_secret` is a secret. */
   async createBatch(request: s.CreateBatchRequest, options?: CallOptions): Promise<s.Batch> {
-    return this.#data({ method: 'POST', path: '/deepresearch/batches', body: request, requestSchema: s.createBatchRequest, responseSchema: s.createBatchResponse }, options);
+    return this.#data(
+      { method: 'POST', path: '/deepresearch/batches', body: request, requestSchema: s.createBatchRequest, responseSchema: s.createBatchResponse },
+      options,
+    );
   }
 
   /** `GET /deepresearch/batches/{id}`: status and counts (the service sends the batch itself). */
@@ -191,7 +225,16 @@ export class ResearchClient {
 
   /** `POST /deepresearch/batches/{id}/tasks`: adds 1 to 100 tasks. */
   async addBatchTasks(batchId: string, tasks: s.AddBatchTasksRequest['tasks'], options?: CallOptions): Promise<s.AddBatchTasksResponse> {
-    return this.#data({ method: 'POST', path: `/deepresearch/batches/${id(batchId)}/tasks`, body: { tasks }, requestSchema: s.addBatchTasksRequest, responseSchema: s.addBatchTasksResponse }, options);
+    return this.#data(
+      {
+        method: 'POST',
+        path: `/deepresearch/batches/${id(batchId)}/tasks`,
+        body: { tasks },
+        requestSchema: s.addBatchTasksRequest,
+        responseSchema: s.addBatchTasksResponse,
+      },
+      options,
+    );
   }
 
   /** One page of a batch's tasks; pass the previous page's `pagination.last_key` to go on. */
@@ -200,7 +243,10 @@ export class ResearchClient {
     if (!parsed.success) {
       throw ResearchApiError.invalidRequest({ method: 'GET', path: this.#http.pathOf(`/deepresearch/batches/${id(batchId)}/tasks`), error: parsed.error });
     }
-    return this.#data({ method: 'GET', path: `/deepresearch/batches/${id(batchId)}/tasks`, query: parsed.data, responseSchema: s.listBatchTasksResponse }, options);
+    return this.#data(
+      { method: 'GET', path: `/deepresearch/batches/${id(batchId)}/tasks`, query: parsed.data, responseSchema: s.listBatchTasksResponse },
+      options,
+    );
   }
 
   /** `GET /deepresearch/batches/{id}/tasks`: every page in turn, as an async iterator. */
@@ -232,7 +278,16 @@ export class ResearchClient {
 
   /** `POST /workflows/{slug}/preview`: resolves the template without running (or paying for) it. */
   async previewWorkflow(slug: string, request: s.PreviewWorkflowRequest, options?: CallOptions): Promise<s.PreviewWorkflowResponse> {
-    return this.#data({ method: 'POST', path: `/workflows/${id(slug)}/preview`, body: request, requestSchema: s.previewWorkflowRequest, responseSchema: s.previewWorkflowResponse }, options);
+    return this.#data(
+      {
+        method: 'POST',
+        path: `/workflows/${id(slug)}/preview`,
+        body: request,
+        requestSchema: s.previewWorkflowRequest,
+        responseSchema: s.previewWorkflowResponse,
+      },
+      options,
+    );
   }
 
   /** `GET /workflows/{slug}/versions`: its immutable versions. */

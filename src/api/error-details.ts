@@ -60,7 +60,10 @@ export function readErrorBody(bodyText: string): ErrorBody {
   }
   const nested = isRecord(error) ? text(error.message) : undefined;
   const detail = Array.isArray(parsed.detail)
-    ? parsed.detail.map((item) => (isRecord(item) ? text(item.msg) : text(item))).filter(Boolean).join('; ')
+    ? parsed.detail
+        .map((item) => (isRecord(item) ? text(item.msg) : text(item)))
+        .filter(Boolean)
+        .join('; ')
     : text(parsed.detail);
   const serviceMessage = text(error) ?? nested ?? message ?? detail;
   return { code: isRecord(error) ? text(error.code) : undefined, serviceMessage: serviceMessage && clip(serviceMessage), requestId };
@@ -79,7 +82,6 @@ function clip(value: string): string {
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() ? value.trim() : undefined;
 }
-
 
 /** Finds the most specific name/code/message along a cause chain (fetch wraps undici errors in `cause`). */
 export function describeCause(cause: unknown): { name: string; code?: string; message: string; stack?: string } {

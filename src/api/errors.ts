@@ -41,7 +41,6 @@ interface ErrorFields extends RequestTarget {
   cause?: Error;
 }
 
-
 /** The one error type for research-service failures; it never holds request headers, so never the API key. */
 export class ResearchApiError extends Error {
   // `declare` keeps absent fields off the instance, so logs and `util.inspect` show only what is known.
@@ -65,13 +64,15 @@ export class ResearchApiError extends Error {
   }
 
   /** Classifies a non-success HTTP response; `secrets` are scrubbed from any service text first. */
-  static fromResponse(input: RequestTarget & {
-    status: number;
-    headers?: ResponseHeadersLike;
-    bodyText?: string;
-    secrets?: readonly string[];
-    now?: number;
-  }): ResearchApiError {
+  static fromResponse(
+    input: RequestTarget & {
+      status: number;
+      headers?: ResponseHeadersLike;
+      bodyText?: string;
+      secrets?: readonly string[];
+      now?: number;
+    },
+  ): ResearchApiError {
     const target = cleanTarget(input);
     const body = readErrorBody(redact(input.bodyText ?? '', input.secrets ?? []));
     const detail = [body.code, body.serviceMessage].filter(Boolean).join(': ') || STATUS_CODES[input.status] || 'no details given';
@@ -109,12 +110,14 @@ export class ResearchApiError extends Error {
   }
 
   /** A response whose body (or stream event) does not match its schema; retrying will not fix it. */
-  static invalidResponse(input: RequestTarget & {
-    status?: number;
-    requestId?: string;
-    error?: ValidationErrorLike;
-    detail?: string;
-  }): ResearchApiError {
+  static invalidResponse(
+    input: RequestTarget & {
+      status?: number;
+      requestId?: string;
+      error?: ValidationErrorLike;
+      detail?: string;
+    },
+  ): ResearchApiError {
     const target = cleanTarget(input);
     const issues = input.error ? issuesFrom(input.error) : undefined;
     const detail = [input.detail, issues && formatIssues(issues)].filter(Boolean).join(': ');
@@ -161,7 +164,19 @@ export class ResearchApiError extends Error {
   toJSON(): Record<string, unknown> {
     const { kind, status, code, serviceMessage, requestId, retryable, retryAfterMs, issues, causeCode, method, path } = this;
     const all = {
-      name: this.name, message: this.message, kind, status, code, serviceMessage, requestId, retryable, retryAfterMs, issues, causeCode, method, path,
+      name: this.name,
+      message: this.message,
+      kind,
+      status,
+      code,
+      serviceMessage,
+      requestId,
+      retryable,
+      retryAfterMs,
+      issues,
+      causeCode,
+      method,
+      path,
     };
     return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined));
   }
@@ -198,4 +213,3 @@ function formatIssues(issues: ResearchApiIssue[]): string {
 function cleanTarget(target: RequestTarget): RequestTarget {
   return { method: target.method.toUpperCase(), path: target.path.split('?')[0] ?? target.path };
 }
-

@@ -14,7 +14,10 @@ export interface SseEvent {
  * yielding each event as soon as its blank line arrives. An event still open when the stream ends is
  * discarded, as the spec requires: it may be truncated.
  */
-export async function* parseSseStream(source: AsyncIterable<Uint8Array | string>, limits: { maxEventBytes?: number; tooLong?: (bytes: number) => Error } = {}): AsyncGenerator<SseEvent> {
+export async function* parseSseStream(
+  source: AsyncIterable<Uint8Array | string>,
+  limits: { maxEventBytes?: number; tooLong?: (bytes: number) => Error } = {},
+): AsyncGenerator<SseEvent> {
   // Bytes taken since the last dispatched event: an event that never ends is refused, not buffered.
   let pending = 0;
   // One streaming decoder for the whole body, so a character split across chunks is decoded once whole.
@@ -147,4 +150,3 @@ function contentDelta(payload: unknown): string | undefined {
 function quote(data: string): string {
   return data.length > 60 ? `${JSON.stringify(data.slice(0, 60))}…` : JSON.stringify(data);
 }
-

@@ -13,11 +13,20 @@ export const clientOptions = z.object({
   timeoutMs: z.int().positive().default(60_000),
   userAgent: z.string().default('research-pipelines'),
   /** Largest JSON answer read (bytes); a longer one is refused, not buffered. */
-  maxJsonBytes: z.int().positive().default(32 * 1024 * 1024),
+  maxJsonBytes: z
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   /** Largest file downloaded (bytes): deliverables, PDFs and images the service links to. */
-  maxDownloadBytes: z.int().positive().default(512 * 1024 * 1024),
+  maxDownloadBytes: z
+    .int()
+    .positive()
+    .default(512 * 1024 * 1024),
   /** Largest single event of an Answer stream (bytes). */
-  maxEventBytes: z.int().positive().default(4 * 1024 * 1024),
+  maxEventBytes: z
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024),
   /**
    * Fetch files the service links to from private, loopback or link-local addresses too. Off by default:
    * a link the service returns must not reach into the worker's own network (SSRF). The service's own
@@ -29,8 +38,28 @@ export const clientOptions = z.object({
 /** Addresses a link to another host may not reach unless private downloads are allowed. */
 const PRIVATE_ADDRESSES = (() => {
   const list = new BlockList();
-  for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) list.addSubnet(network, prefix, 'ipv4');
-  for (const [network, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]] as const) list.addSubnet(network, prefix, 'ipv6');
+  for (const [network, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['224.0.0.0', 3],
+  ] as const)
+    list.addSubnet(network, prefix, 'ipv4');
+  for (const [network, prefix] of [
+    ['::', 127],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+    ['64:ff9b::', 96],
+    ['2001:db8::', 32],
+  ] as const)
+    list.addSubnet(network, prefix, 'ipv6');
   return list;
 })();
 
@@ -45,7 +74,12 @@ export function isPrivateAddress(address: string): boolean {
 
 /** The refusal of a link into a private network. */
 function privateLinkError(host: string, address: string): Error {
-  return Object.assign(new Error(`${host} resolves to ${address}, a private, loopback or link-local address: links the service returns may not reach the worker's own network (set RESEARCH_ALLOW_PRIVATE_DOWNLOADS=true to allow)`), { code: 'EPRIVATEADDRESS' });
+  return Object.assign(
+    new Error(
+      `${host} resolves to ${address}, a private, loopback or link-local address: links the service returns may not reach the worker's own network (set RESEARCH_ALLOW_PRIVATE_DOWNLOADS=true to allow)`,
+    ),
+    { code: 'EPRIVATEADDRESS' },
+  );
 }
 
 /** DNS look-up for links to other hosts: every address is checked at connect time, so a rebinding name cannot slip through. */
@@ -67,7 +101,13 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * `tooLong` is thrown, or with `truncate` what was read so far is returned. A body announcing a larger
  * Content-Length is refused before a byte is read.
  */
-export async function readCapped(body: Dispatcher.ResponseData['body'], headers: Record<string, string | string[] | undefined>, maxBytes: number, tooLong: (bytes: number) => Error, truncate = false): Promise<string> {
+export async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  headers: Record<string, string | string[] | undefined>,
+  maxBytes: number,
+  tooLong: (bytes: number) => Error,
+  truncate = false,
+): Promise<string> {
   const announced = Number(headers['content-length']);
   if (!truncate && Number.isFinite(announced) && announced > maxBytes) {
     body.destroy();
@@ -187,9 +227,13 @@ export class Transport {
     const { response, target, deadline } = await this.#request(spec.method, spec.path, { query: spec.query, body, options });
     let text: string;
     try {
-      text = await readCapped(response.body, response.headers, this.limits.maxJsonBytes, (bytes) => ResearchApiError.invalidResponse({
-        ...target, status: response.statusCode, detail: `the body is over the ${this.limits.maxJsonBytes} bytes a JSON answer may have (${bytes} or more): not read further`,
-      }));
+      text = await readCapped(response.body, response.headers, this.limits.maxJsonBytes, (bytes) =>
+        ResearchApiError.invalidResponse({
+          ...target,
+          status: response.statusCode,
+          detail: `the body is over the ${this.limits.maxJsonBytes} bytes a JSON answer may have (${bytes} or more): not read further`,
+        }),
+      );
     } catch (cause) {
       if (cause instanceof ResearchApiError) throw cause;
       throw this.#failure(cause, target, options.signal);
@@ -200,7 +244,11 @@ export class Transport {
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw ResearchApiError.invalidResponse({ ...target, status: response.statusCode, detail: `body is not JSON (starts with ${JSON.stringify(text.slice(0, 60))})` });
+      throw ResearchApiError.invalidResponse({
+        ...target,
+        status: response.statusCode,
+        detail: `body is not JSON (starts with ${JSON.stringify(text.slice(0, 60))})`,
+      });
     }
     const parsed = spec.responseSchema.safeParse(json);
     if (!parsed.success) throw ResearchApiError.invalidResponse({ ...target, status: response.statusCode, error: parsed.error });
@@ -304,7 +352,6 @@ export class Transport {
     }
     return { origin, path };
   }
-
 
   #validate(spec: CallSpec<z.ZodType>): unknown {
     if (!spec.requestSchema) return spec.body;

@@ -15,8 +15,13 @@ const TAG_BYTES = 16;
 
 /** A payload names a key id that is not configured (rotated out too early, or another deployment's). */
 export class UnknownCodecKeyError extends Error {
-  constructor(readonly keyId: string, known: readonly string[]) {
-    super(`payload is encrypted with key id "${keyId}", which is not configured (PAYLOAD_CODEC_KEYS has ${known.join(', ')}); add it back to decrypt this history`);
+  constructor(
+    readonly keyId: string,
+    known: readonly string[],
+  ) {
+    super(
+      `payload is encrypted with key id "${keyId}", which is not configured (PAYLOAD_CODEC_KEYS has ${known.join(', ')}); add it back to decrypt this history`,
+    );
     this.name = 'UnknownCodecKeyError';
   }
 }

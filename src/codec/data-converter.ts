@@ -16,7 +16,9 @@ export function payloadCodecFromConfig(config: CodecConfigSource): AesGcmPayload
 /** An encrypted payload reached a client or worker that has no keys configured. */
 export class MissingCodecKeysError extends Error {
   constructor(readonly keyId: string | undefined) {
-    super(`this history's payloads are encrypted${keyId ? ` (key id "${keyId}")` : ''} and PAYLOAD_CODEC_KEYS is not set: set it to the deployment's keys (the same as the worker's) to read them`);
+    super(
+      `this history's payloads are encrypted${keyId ? ` (key id "${keyId}")` : ''} and PAYLOAD_CODEC_KEYS is not set: set it to the deployment's keys (the same as the worker's) to read them`,
+    );
     this.name = 'MissingCodecKeysError';
   }
 }

@@ -20,7 +20,10 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** A keyring's configuration broke a rule; `message` states the rule, never a key. */
 export class CodecKeyConfigError extends Error {
-  constructor(readonly variable: 'PAYLOAD_CODEC_KEYS' | 'PAYLOAD_CODEC_KEY_ID', message: string) {
+  constructor(
+    readonly variable: 'PAYLOAD_CODEC_KEYS' | 'PAYLOAD_CODEC_KEY_ID',
+    message: string,
+  ) {
     super(message);
     this.name = 'CodecKeyConfigError';
   }
@@ -32,7 +35,10 @@ export class CodecKeyConfigError extends Error {
  */
 export function parseCodecKeys(text: string, activeKeyId?: string): CodecKeyring {
   const keys = new Map<string, Buffer>();
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) throw new CodecKeyConfigError('PAYLOAD_CODEC_KEYS', 'must list at least one key as id:<base64 of 32 bytes>');
   entries.forEach((entry, index) => {
     const colon = entry.indexOf(':');
@@ -40,11 +46,15 @@ export function parseCodecKeys(text: string, activeKeyId?: string): CodecKeyring
     if (colon <= 0) throw new CodecKeyConfigError('PAYLOAD_CODEC_KEYS', `${where} must be id:<base64 of 32 bytes> (e.g. k1:$(openssl rand -base64 32))`);
     const id = entry.slice(0, colon);
     const encoded = entry.slice(colon + 1);
-    if (!KEY_ID.test(id)) throw new CodecKeyConfigError('PAYLOAD_CODEC_KEYS', `${where}: key id "${id}" must be 1-64 letters, digits, dots, dashes or underscores`);
+    if (!KEY_ID.test(id))
+      throw new CodecKeyConfigError('PAYLOAD_CODEC_KEYS', `${where}: key id "${id}" must be 1-64 letters, digits, dots, dashes or underscores`);
     if (keys.has(id)) throw new CodecKeyConfigError('PAYLOAD_CODEC_KEYS', `key id "${id}" appears twice: each key needs its own id`);
     const key = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
     if (!key || key.length !== CODEC_KEY_BYTES) {
-      throw new CodecKeyConfigError('PAYLOAD_CODEC_KEYS', `key "${id}" must be base64 of exactly ${CODEC_KEY_BYTES} bytes (AES-256)${key ? `, got ${key.length} bytes` : ''}`);
+      throw new CodecKeyConfigError(
+        'PAYLOAD_CODEC_KEYS',
+        `key "${id}" must be base64 of exactly ${CODEC_KEY_BYTES} bytes (AES-256)${key ? `, got ${key.length} bytes` : ''}`,
+      );
     }
     keys.set(id, key);
   });

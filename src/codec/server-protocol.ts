@@ -5,12 +5,18 @@ import { z } from 'zod';
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
 
 /** The body of the Temporal remote codec protocol's `/encode` and `/decode`: payloads with base64 bytes. */
-export const codecRequestSchema = z.object({
-  payloads: z.array(z.object({
-    metadata: z.record(z.string(), base64).optional(),
-    data: base64.optional(),
-  }), { error: 'must be an array of payloads ({ metadata, data } with base64 values)' }),
-}, { error: 'must be a JSON object { payloads: [...] }' });
+export const codecRequestSchema = z.object(
+  {
+    payloads: z.array(
+      z.object({
+        metadata: z.record(z.string(), base64).optional(),
+        data: base64.optional(),
+      }),
+      { error: 'must be an array of payloads ({ metadata, data } with base64 values)' },
+    ),
+  },
+  { error: 'must be a JSON object { payloads: [...] }' },
+);
 
 /** A payload in the protocol's JSON form. */
 export type JsonPayload = z.infer<typeof codecRequestSchema>['payloads'][number];
@@ -32,7 +38,9 @@ export function fromJsonPayload(payload: JsonPayload): Payload {
 /** An SDK `Payload` in the protocol's JSON form. */
 export function toJsonPayload(payload: Payload): JsonPayload {
   return {
-    metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? new Uint8Array()).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? new Uint8Array()).toString('base64')]),
+    ),
     data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
   };
 }

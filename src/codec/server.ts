@@ -26,9 +26,7 @@ const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 export const codecRoutes: FastifyPluginAsync<CodecRoutesOptions> = async (app, options) => {
   const { corsOrigins } = options;
   await app.register(cors, {
-    origin: typeof corsOrigins === 'function'
-      ? (origin, callback) => callback(null, origin !== undefined && corsOrigins(origin))
-      : [...corsOrigins],
+    origin: typeof corsOrigins === 'function' ? (origin, callback) => callback(null, origin !== undefined && corsOrigins(origin)) : [...corsOrigins],
     methods: ['POST', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
     credentials: true,
@@ -66,7 +64,6 @@ export const codecRoutes: FastifyPluginAsync<CodecRoutesOptions> = async (app, o
 export function isLoopbackOrigin(origin: string): boolean {
   return /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin);
 }
-
 
 /** Options of {@link startCodecServer}. */
 export interface CodecServerOptions extends CodecRoutesOptions {

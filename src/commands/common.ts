@@ -21,12 +21,20 @@ export type TemporalOpener = () => Promise<TemporalAccess>;
 /** The client of the configured Temporal service (see README, Configuration). */
 export const openConfiguredTemporal: TemporalOpener = async () => {
   const [{ Client, Connection }, { loadConfig }, { dataConverterFromConfig }, { connectionSecurityOptions }] = await Promise.all([
-    import('@temporalio/client'), import('../config'), import('../codec'), import('../temporal/connection-options'),
+    import('@temporalio/client'),
+    import('../config'),
+    import('../codec'),
+    import('../temporal/connection-options'),
   ]);
   const config = loadConfig();
-  const connection = await Connection.connect({ address: config.temporal.address, ...connectionSecurityOptions(config.temporal.security) }).catch((error: unknown) => {
-    throw new Error(`cannot reach Temporal at ${config.temporal.address} (set TEMPORAL_ADDRESS or a temporal.toml profile; rp worker and rp dev need one too): ${(error as Error).message}`, { cause: error });
-  });
+  const connection = await Connection.connect({ address: config.temporal.address, ...connectionSecurityOptions(config.temporal.security) }).catch(
+    (error: unknown) => {
+      throw new Error(
+        `cannot reach Temporal at ${config.temporal.address} (set TEMPORAL_ADDRESS or a temporal.toml profile; rp worker and rp dev need one too): ${(error as Error).message}`,
+        { cause: error },
+      );
+    },
+  );
   // The same data converter as the worker's: with PAYLOAD_CODEC_KEYS set, arguments are encrypted.
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFromConfig(config) });
   return { client, taskQueue: config.temporal.taskQueue, close: () => connection.close() };
@@ -72,7 +80,8 @@ export function printFailure(io: CommandIo, options: { json?: boolean }, error: 
 }
 
 /** A definition file that is missing or a directory: reported like an invalid one. */
-export const isMissingFile = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' || (error as NodeJS.ErrnoException | undefined)?.code === 'EISDIR';
+export const isMissingFile = (error: unknown): boolean =>
+  (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' || (error as NodeJS.ErrnoException | undefined)?.code === 'EISDIR';
 
 /** Why a definition file cannot be used, as `--json` reports it (the issues have file, line, column, path, message). */
 export function definitionFailure(file: string, error: unknown): JsonError['error'] {
@@ -84,7 +93,12 @@ export function definitionFailure(file: string, error: unknown): JsonError['erro
  * The `--set` overrides (bad ones are bad usage) and the loaded definition of `rp run`; a definition that
  * cannot be read or is invalid is printed and gives exit code 1.
  */
-export async function openRunArguments(file: string, set: readonly string[] | undefined, io: CommandIo, options: { json?: boolean } = {}): Promise<{ loaded: Awaited<ReturnType<typeof loadPipelineDefinition>>; overrides: Record<string, string> } | number> {
+export async function openRunArguments(
+  file: string,
+  set: readonly string[] | undefined,
+  io: CommandIo,
+  options: { json?: boolean } = {},
+): Promise<{ loaded: Awaited<ReturnType<typeof loadPipelineDefinition>>; overrides: Record<string, string> } | number> {
   let overrides: Record<string, string>;
   try {
     overrides = parseSetArguments([...(set ?? [])]);

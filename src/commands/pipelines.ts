@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import {
-  InputError, loadPipelineDefinition, ParameterError, PipelineDefinitionError, pipelineJsonSchema, stepSpec,
-} from '../pipelines';
+import { InputError, loadPipelineDefinition, ParameterError, PipelineDefinitionError, pipelineJsonSchema, stepSpec } from '../pipelines';
 import { dryRunPipeline, type WorkflowPreviewer } from '../runs/dry-run';
 import { dryRunPassed, formatDryRunReport } from '../runs/dry-run-report';
 import { UsageError } from '../shared/usage';
@@ -42,7 +40,8 @@ export type PreviewerOpener = (io: CommandIo) => Promise<{ preview: WorkflowPrev
 const openConfiguredPreviewer: PreviewerOpener = async (io) => {
   const [{ loadConfig }, { openResearchService }] = await Promise.all([import('../config'), import('../worker')]);
   const config = loadConfig();
-  if (config.research.kind === 'emulator') io.stderr('rp: previewing workflows on the embedded emulator (set RESEARCH_API_BASE_URL and RESEARCH_API_KEY for the service)\n');
+  if (config.research.kind === 'emulator')
+    io.stderr('rp: previewing workflows on the embedded emulator (set RESEARCH_API_BASE_URL and RESEARCH_API_KEY for the service)\n');
   const service = await openResearchService(config);
   return { preview: (slug, request) => service.api.previewWorkflow(slug, request), close: () => service.close() };
 };
@@ -51,7 +50,12 @@ const openConfiguredPreviewer: PreviewerOpener = async (io) => {
  * `rp run <file> --dry-run`: checks every item and prints the estimate (with `--json`, the report and
  * `passed`); 0 when a run could start, 1 otherwise.
  */
-export async function runPipeline(file: string, options: { dryRun?: boolean; set?: string[]; runKey?: string; json?: boolean }, io: CommandIo, openPreviewer: PreviewerOpener = openConfiguredPreviewer): Promise<number> {
+export async function runPipeline(
+  file: string,
+  options: { dryRun?: boolean; set?: string[]; runKey?: string; json?: boolean },
+  io: CommandIo,
+  openPreviewer: PreviewerOpener = openConfiguredPreviewer,
+): Promise<number> {
   const opened = await openRunArguments(file, options.set, io, options);
   if (typeof opened === 'number') return opened;
   const { loaded, overrides } = opened;
@@ -73,10 +77,15 @@ export async function runPipeline(file: string, options: { dryRun?: boolean; set
 /** Adds `rp pipelines validate|schema` to `program`; `done` receives each command's exit code. */
 export function addPipelineCommands(program: Command, io: CommandIo, done: (code: number) => void): void {
   const pipelines = program.command('pipelines').description('check pipeline definitions and print their JSON Schema');
-  pipelines.command('validate').description('validate pipeline definition files').argument('<file...>', 'definition files (YAML)')
+  pipelines
+    .command('validate')
+    .description('validate pipeline definition files')
+    .argument('<file...>', 'definition files (YAML)')
     .option('--json', 'print JSON: {valid, files: [{file, valid, pipeline | message, issues}]}')
     .action(async (files: string[], options: { json?: boolean }) => done(await validatePipelines(files, io, options)));
-  pipelines.command('schema').description('print the JSON Schema of a definition, for editors')
+  pipelines
+    .command('schema')
+    .description('print the JSON Schema of a definition, for editors')
     .option('--json', 'print JSON (the schema is JSON already)')
     .action(() => done(printPipelineSchema(io)));
 }

@@ -32,20 +32,28 @@ export function progressView(stream: NodeJS.WriteStream | { isTTY?: boolean; wri
     };
   }
   // A MultiBar of one bar: it can print notes above the bar while it runs.
-  const bars = new MultiBar({
-    stream: stream as NodeJS.WriteStream,
-    format: '{pipeline} [{bar}] {value}/{total} | {completed} ok {failed} failed {running} running | {spent}/{budget} USD | ETA {eta_formatted} | {phase}',
-    hideCursor: true,
-    clearOnComplete: false,
-  }, Presets.shades_classic);
+  const bars = new MultiBar(
+    {
+      stream: stream as NodeJS.WriteStream,
+      format: '{pipeline} [{bar}] {value}/{total} | {completed} ok {failed} failed {running} running | {spent}/{budget} USD | ETA {eta_formatted} | {phase}',
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    Presets.shades_classic,
+  );
   let bar: SingleBar | undefined;
   let started = false;
   return {
     update: (state) => {
       const total = state.total ?? Math.max(state.counts.read, 1);
       const payload = {
-        pipeline: `${state.pipeline}/${state.runKey}`, completed: state.counts.completed, failed: state.counts.failed, running: state.counts.running,
-        spent: state.ledger.spentUsd.toFixed(2), budget: state.ledger.budgetUsd.toFixed(2), phase: state.phase,
+        pipeline: `${state.pipeline}/${state.runKey}`,
+        completed: state.counts.completed,
+        failed: state.counts.failed,
+        running: state.counts.running,
+        spent: state.ledger.spentUsd.toFixed(2),
+        budget: state.ledger.budgetUsd.toFixed(2),
+        phase: state.phase,
       };
       bar ??= bars.create(total, settledCount(state.counts), payload);
       started = true;

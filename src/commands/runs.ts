@@ -6,7 +6,12 @@ import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipeline
 import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
 import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
 import {
-  pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, resumePipelineSignal, resumeSignal,
+  pausePipelineSignal,
+  pipelineRunStateQuery,
+  raiseBudgetUpdate,
+  researchTaskStateQuery,
+  resumePipelineSignal,
+  resumeSignal,
 } from '../workflows/definitions';
 import { pipelineRunWorkflowId } from '../domain/ids';
 import type { PipelineRunResult, PipelineRunState } from '../domain/pipeline-types';
@@ -20,7 +25,8 @@ import { progressView } from './progress';
 export function parseRunRef(ref: string): { pipeline: string; runKey: string; workflowId: string } {
   const bare = ref.replace(/^pipeline-run\//, '');
   const slash = bare.indexOf('/');
-  if (slash <= 0 || slash === bare.length - 1) throw new UsageError(`<run>: "${ref}" must be <pipeline>/<run key> (or the run's workflow id, pipeline-run/<pipeline>/<run key>)`);
+  if (slash <= 0 || slash === bare.length - 1)
+    throw new UsageError(`<run>: "${ref}" must be <pipeline>/<run key> (or the run's workflow id, pipeline-run/<pipeline>/<run key>)`);
   const pipeline = bare.slice(0, slash);
   const runKey = bare.slice(slash + 1);
   return { pipeline, runKey, workflowId: pipelineRunWorkflowId(pipeline, runKey) };
@@ -28,15 +34,22 @@ export function parseRunRef(ref: string): { pipeline: string; runKey: string; wo
 
 /** Where a run's outputs are, as the command's last lines. */
 function outputsText(result: PipelineRunResult): string {
-  return [`run ${result.pipeline}/${result.runKey} ${result.status}: ${result.counts.completed} completed, ${result.counts.failed} failed, spent ${result.ledger.spentUsd.toFixed(2)} of ${result.ledger.budgetUsd.toFixed(2)} USD`,
-    `outputs: ${result.outputs.folderUri}`, ...result.outputs.files.map((file) => `  ${file.uri}`)].join('\n') + '\n';
+  return (
+    [
+      `run ${result.pipeline}/${result.runKey} ${result.status}: ${result.counts.completed} completed, ${result.counts.failed} failed, spent ${result.ledger.spentUsd.toFixed(2)} of ${result.ledger.budgetUsd.toFixed(2)} USD`,
+      `outputs: ${result.outputs.folderUri}`,
+      ...result.outputs.files.map((file) => `  ${file.uri}`),
+    ].join('\n') + '\n'
+  );
 }
 
 /** Polls a run's progress until it closes; returns its result. */
 async function watch(handle: WorkflowHandle, stream: { isTTY?: boolean; write(text: string): unknown }, intervalMs: number): Promise<PipelineRunResult> {
   const view = progressView(stream);
   let done = false;
-  const result = handle.result().finally(() => { done = true; }) as Promise<PipelineRunResult>;
+  const result = handle.result().finally(() => {
+    done = true;
+  }) as Promise<PipelineRunResult>;
   let toldWaiting: string | undefined;
   try {
     while (!done) {
@@ -44,7 +57,8 @@ async function watch(handle: WorkflowHandle, stream: { isTTY?: boolean; write(te
       if (state) view.update(state);
       // A run that waits for people (a budget raise, a 402 top-up, a pause) says so once, with what to do:
       // a bar standing still is not enough to tell a stalled run from a slow one.
-      const waiting = state && (state.phase === 'waiting_for_budget' || state.phase === 'credits_exhausted' || state.phase === 'paused') ? state.phase : undefined;
+      const waiting =
+        state && (state.phase === 'waiting_for_budget' || state.phase === 'credits_exhausted' || state.phase === 'paused') ? state.phase : undefined;
       if (state && waiting && waiting !== toldWaiting) view.note(waitingNotice(state));
       toldWaiting = waiting;
       await Promise.race([result.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, intervalMs))]);
@@ -73,7 +87,13 @@ export interface RunOptions {
 }
 
 /** `rp run <file>`: starts a run (or finds the one its run key has); with `--wait`, shows progress and ends with where the outputs are. */
-export async function startRunCommand(file: string, options: RunOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal, progress: { stream?: { isTTY?: boolean; write(text: string): unknown }; intervalMs?: number } = {}): Promise<number> {
+export async function startRunCommand(
+  file: string,
+  options: RunOptions,
+  io: CommandIo,
+  open: TemporalOpener = openConfiguredTemporal,
+  progress: { stream?: { isTTY?: boolean; write(text: string): unknown }; intervalMs?: number } = {},
+): Promise<number> {
   const opened = await openRunArguments(file, options.set, io, options);
   if (typeof opened === 'number') return opened;
   const { loaded, overrides } = opened;
@@ -90,7 +110,13 @@ export async function startRunCommand(file: string, options: RunOptions, io: Com
   try {
     let started;
     try {
-      started = await startPipeline(temporal.client, loaded, overrides, { runKey, taskQueue: temporal.taskQueue, resume: options.resume, compareWithPrevious: options.compare, textValues: true });
+      started = await startPipeline(temporal.client, loaded, overrides, {
+        runKey,
+        taskQueue: temporal.taskQueue,
+        resume: options.resume,
+        compareWithPrevious: options.compare,
+        textValues: true,
+      });
     } catch (error) {
       if (error instanceof ParameterError || error instanceof RunKeyError || error instanceof RunKeyConflictError) throw new UsageError(error.message);
       throw error;
@@ -132,8 +158,14 @@ function statusText(state: PipelineRunState): string {
     `  money: spent ${state.ledger.spentUsd.toFixed(2)} + reserved ${state.ledger.reservedUsd.toFixed(2)} of ${state.ledger.budgetUsd.toFixed(2)} USD`,
   ];
   const people = state.waiting.checkpoint.length + state.waiting.operator.length;
-  if (state.itemsPerMinute !== undefined) lines.push(`  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined ? `, about ${Math.ceil(state.etaMs / 1000)}s left${people > 0 ? ` not counting ${people} item(s) waiting for a person` : ''}` : ''}`);
-  if (people > 0) lines.push(`  waiting for a person: ${[...state.waiting.checkpoint.map((key) => `${key} (checkpoint)`), ...state.waiting.operator.map((key) => `${key} (operator)`)].join(', ')}`);
+  if (state.itemsPerMinute !== undefined)
+    lines.push(
+      `  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined ? `, about ${Math.ceil(state.etaMs / 1000)}s left${people > 0 ? ` not counting ${people} item(s) waiting for a person` : ''}` : ''}`,
+    );
+  if (people > 0)
+    lines.push(
+      `  waiting for a person: ${[...state.waiting.checkpoint.map((key) => `${key} (checkpoint)`), ...state.waiting.operator.map((key) => `${key} (operator)`)].join(', ')}`,
+    );
   if (state.running.length) lines.push(`  in flight: ${state.running.join(', ')}`);
   for (const failure of state.failures) lines.push(`  failed ${failure.key} (${failure.attempts} attempts): ${failure.error}`);
   if (state.outputs) lines.push(`  outputs: ${state.outputs.folderUri}`);
@@ -146,13 +178,21 @@ export async function statusCommand(ref: string, options: RunRefOptions, io: Com
   return withTemporal(open, async (client) => {
     if (options.item) {
       const state = await client.workflow.getHandle(await itemId(client, ref, options.item)).query(researchTaskStateQuery);
-      io.stdout(options.json ? json(state) : `${options.item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}${state.interaction ? `\n  checkpoint ${state.interaction.type}, interaction ${state.interaction.interaction_id}` : ''}\n`);
+      io.stdout(
+        options.json
+          ? json(state)
+          : `${options.item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}${state.interaction ? `\n  checkpoint ${state.interaction.type}, interaction ${state.interaction.interaction_id}` : ''}\n`,
+      );
       return 0;
     }
     const run = parseRunRef(ref);
     const state = await runProgress(client, run.pipeline, run.runKey);
     const waiting = state.waitingOnCheckpoint;
-    io.stdout(options.json ? json(state) : `${statusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`);
+    io.stdout(
+      options.json
+        ? json(state)
+        : `${statusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`,
+    );
     return 0;
   });
 }
@@ -168,8 +208,14 @@ export async function cancelCommand(ref: string, options: RunRefOptions, io: Com
 }
 
 /** `rp pause <run>` and `rp resume <run> [--item key]`: stop or restart item starts (resume also answers a 402 wait). */
-export async function pauseResumeCommand(action: 'pause' | 'resume', ref: string, options: RunRefOptions & { reason?: string }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
-  const payload = options.reason ? checkArguments(action, pipelineControlNote, { reason: options.reason }, { reason: '--reason' }) ?? undefined : undefined;
+export async function pauseResumeCommand(
+  action: 'pause' | 'resume',
+  ref: string,
+  options: RunRefOptions & { reason?: string },
+  io: CommandIo,
+  open: TemporalOpener = openConfiguredTemporal,
+): Promise<number> {
+  const payload = options.reason ? (checkArguments(action, pipelineControlNote, { reason: options.reason }, { reason: '--reason' }) ?? undefined) : undefined;
   return withTemporal(open, async (client) => {
     if (options.item) {
       if (action === 'pause') throw new UsageError('pause: --item is not supported (a research task cannot be paused; cancel it, or pause the run)');
@@ -186,7 +232,12 @@ export async function pauseResumeCommand(action: 'pause' | 'resume', ref: string
 }
 
 /** `rp respond <run> --item key --interaction id --response json`: answers an item's checkpoint (checked by the workflow first). */
-export async function respondCommand(ref: string, options: RunRefOptions & { interaction?: string; response?: string }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+export async function respondCommand(
+  ref: string,
+  options: RunRefOptions & { interaction?: string; response?: string },
+  io: CommandIo,
+  open: TemporalOpener = openConfiguredTemporal,
+): Promise<number> {
   if (!options.item) throw new UsageError('respond: --item <key> is required (the item whose checkpoint to answer)');
   if (!options.interaction) throw new UsageError('respond: --interaction <id> is required (rp status <run> --item <key> shows it)');
   let response: unknown;
@@ -196,7 +247,12 @@ export async function respondCommand(ref: string, options: RunRefOptions & { int
     throw new UsageError('respond: --response must be JSON, e.g. \'{"approved": true}\'');
   }
   // The envelope is checked here; the response's shape for the checkpoint's type, by the workflow's update validator.
-  const checked = checkArguments('respond', checkpointAnswer, { interactionId: options.interaction, response }, { interactionId: '--interaction', response: '--response' });
+  const checked = checkArguments(
+    'respond',
+    checkpointAnswer,
+    { interactionId: options.interaction, response },
+    { interactionId: '--interaction', response: '--response' },
+  );
   return withTemporal(open, async (client) => {
     try {
       const run = parseRunRef(ref);
@@ -204,24 +260,38 @@ export async function respondCommand(ref: string, options: RunRefOptions & { int
       io.stdout(options.json ? json(answer) : `answer accepted for interaction ${answer.interactionId}\n`);
       return 0;
     } catch (error) {
-      return printFailure(io, options, { kind: 'refused', message: `respond: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}` });
+      return printFailure(io, options, {
+        kind: 'refused',
+        message: `respond: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      });
     }
   });
 }
 
 /** `rp budget <run> --add usd | --set usd`: raises a run's budget (never lowers it). */
-export async function budgetCommand(ref: string, options: { add?: string; set?: string; json?: boolean }, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+export async function budgetCommand(
+  ref: string,
+  options: { add?: string; set?: string; json?: boolean },
+  io: CommandIo,
+  open: TemporalOpener = openConfiguredTemporal,
+): Promise<number> {
   if ((options.add === undefined) === (options.set === undefined)) throw new UsageError('budget: give one of --add <usd> or --set <usd>');
   const value = Number(options.add ?? options.set);
   // A positive number, checked as the workflow's update validator will; the budget now is the workflow's to compare.
-  const raise = checkArguments('budget', budgetRaise, options.add !== undefined ? { addUsd: value } : { budgetUsd: value }, { addUsd: '--add', budgetUsd: '--set' });
+  const raise = checkArguments('budget', budgetRaise, options.add !== undefined ? { addUsd: value } : { budgetUsd: value }, {
+    addUsd: '--add',
+    budgetUsd: '--set',
+  });
   return withTemporal(open, async (client) => {
     try {
       const ledger = await client.workflow.getHandle(parseRunRef(ref).workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
       io.stdout(options.json ? json(ledger) : `budget now ${ledger.budgetUsd} USD (spent ${ledger.spentUsd}, reserved ${ledger.reservedUsd})\n`);
       return 0;
     } catch (error) {
-      return printFailure(io, options, { kind: 'refused', message: `budget: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}` });
+      return printFailure(io, options, {
+        kind: 'refused',
+        message: `budget: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      });
     }
   });
 }
@@ -235,7 +305,9 @@ function checkArguments<S extends z.ZodType>(command: string, schema: S, value: 
 
 /** Adds `rp run|status|cancel|pause|resume|respond|budget`; `done` receives each command's exit code. */
 export function addRunCommands(program: Command, io: CommandIo, done: (code: number) => void): void {
-  program.command('run').description('start a pipeline run on the worker (--wait shows progress); --dry-run checks every item and estimates the cost')
+  program
+    .command('run')
+    .description('start a pipeline run on the worker (--wait shows progress); --dry-run checks every item and estimates the cost')
     .argument('<file>', 'definition file (YAML)')
     .option('--dry-run', 'validate every item, preview service workflows, print estimated cost and calls; spend nothing')
     .option('--set <name=value>', 'set a parameter (repeatable)', collect, [])
@@ -244,23 +316,53 @@ export function addRunCommands(program: Command, io: CommandIo, done: (code: num
     .option('--resume', 'start a closed run key again, redoing only the items that did not complete')
     .option('--compare', 'write a change report against the previous completed run of the pipeline')
     .option('--json', 'print JSON')
-    .action(async (file: string, options: RunOptions & { dryRun?: boolean }) => done(options.dryRun ? await runPipeline(file, options, io) : await startRunCommand(file, options, io)));
-  program.command('status').description('a run\'s progress (or, with --item, one item\'s research task)').argument('<run>', '<pipeline>/<run key>')
-    .option('--item <key>', 'one item').option('--json', 'print JSON')
+    .action(async (file: string, options: RunOptions & { dryRun?: boolean }) =>
+      done(options.dryRun ? await runPipeline(file, options, io) : await startRunCommand(file, options, io)),
+    );
+  program
+    .command('status')
+    .description("a run's progress (or, with --item, one item's research task)")
+    .argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', 'one item')
+    .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions) => done(await statusCommand(ref, options, io)));
-  program.command('cancel').description('cancel a run (children stop, finished items are kept and written out) or one item').argument('<run>', '<pipeline>/<run key>')
-    .option('--item <key>', 'cancel one item\'s research task only').option('--json', 'print JSON')
+  program
+    .command('cancel')
+    .description('cancel a run (children stop, finished items are kept and written out) or one item')
+    .argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', "cancel one item's research task only")
+    .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions) => done(await cancelCommand(ref, options, io)));
-  program.command('pause').description('stop starting items (those in flight go on)').argument('<run>', '<pipeline>/<run key>')
-    .option('--reason <text>', 'why, shown to operators').option('--json', 'print JSON')
+  program
+    .command('pause')
+    .description('stop starting items (those in flight go on)')
+    .argument('<run>', '<pipeline>/<run key>')
+    .option('--reason <text>', 'why, shown to operators')
+    .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions & { reason?: string }) => done(await pauseResumeCommand('pause', ref, options, io)));
-  program.command('resume').description('start items again (after a pause, or after a 402 once credits are topped up); --item resumes one task').argument('<run>', '<pipeline>/<run key>')
-    .option('--item <key>', 'resume one item\'s research task').option('--reason <text>', 'why').option('--json', 'print JSON')
+  program
+    .command('resume')
+    .description('start items again (after a pause, or after a 402 once credits are topped up); --item resumes one task')
+    .argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', "resume one item's research task")
+    .option('--reason <text>', 'why')
+    .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions & { reason?: string }) => done(await pauseResumeCommand('resume', ref, options, io)));
-  program.command('respond').description('answer the checkpoint of an item').argument('<run>', '<pipeline>/<run key>')
-    .option('--item <key>', 'the item').option('--interaction <id>', 'the checkpoint\'s interaction id').option('--response <json>', 'the answer, e.g. {"approved": true}').option('--json', 'print JSON')
+  program
+    .command('respond')
+    .description('answer the checkpoint of an item')
+    .argument('<run>', '<pipeline>/<run key>')
+    .option('--item <key>', 'the item')
+    .option('--interaction <id>', "the checkpoint's interaction id")
+    .option('--response <json>', 'the answer, e.g. {"approved": true}')
+    .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions & { interaction?: string; response?: string }) => done(await respondCommand(ref, options, io)));
-  program.command('budget').description('raise a run\'s budget').argument('<run>', '<pipeline>/<run key>')
-    .option('--add <usd>', 'add this much').option('--set <usd>', 'new total (more than now)').option('--json', 'print JSON')
+  program
+    .command('budget')
+    .description("raise a run's budget")
+    .argument('<run>', '<pipeline>/<run key>')
+    .option('--add <usd>', 'add this much')
+    .option('--set <usd>', 'new total (more than now)')
+    .option('--json', 'print JSON')
     .action(async (ref: string, options: { add?: string; set?: string; json?: boolean }) => done(await budgetCommand(ref, options, io)));
 }

@@ -12,10 +12,17 @@ export async function registerConfiguredSearchAttributes(config: Config, log: (l
   const connection = await Connection.connect({ address, ...connectionSecurityOptions(config.temporal.security) });
   try {
     const added = await registerSearchAttributes(connection, namespace);
-    log(added.length > 0 ? `registered search attributes on namespace ${namespace}: ${added.join(', ')}` : `namespace ${namespace} has every search attribute already`);
+    log(
+      added.length > 0
+        ? `registered search attributes on namespace ${namespace}: ${added.join(', ')}`
+        : `namespace ${namespace} has every search attribute already`,
+    );
     return { namespace, added };
   } catch (error) {
-    throw new Error(`could not register the search attributes on ${address} (${error instanceof Error ? error.message : String(error)}); run instead:\n${searchAttributeCommands(namespace)}`, { cause: error });
+    throw new Error(
+      `could not register the search attributes on ${address} (${error instanceof Error ? error.message : String(error)}); run instead:\n${searchAttributeCommands(namespace)}`,
+      { cause: error },
+    );
   } finally {
     await connection.close();
   }

@@ -20,9 +20,10 @@ export function describeValue(value: unknown): string {
 }
 
 /** An object schema's own error: its unknown fields with those it takes, or `rule` for anything else (not an object). */
-const objectRule = (allowed: readonly string[], rule: (input: unknown) => string) => (issue: z.core.$ZodRawIssue): string => (issue.code === 'unrecognized_keys'
-  ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${allowed.join(', ')})`
-  : rule(issue.input));
+const objectRule =
+  (allowed: readonly string[], rule: (input: unknown) => string) =>
+  (issue: z.core.$ZodRawIssue): string =>
+    issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${allowed.join(', ')})` : rule(issue.input);
 
 /** How `checkMessage` names the fields of a problem. */
 export interface ProblemNaming {
@@ -60,11 +61,14 @@ const hint = (issue: { input?: unknown }) => `must be a non-empty string when gi
 const hintText = z.string({ error: hint }).min(1, { error: hint });
 
 /** `webhookReceived`: what a verified service webhook says, a hint to fetch the status now. Unknown fields are dropped. */
-export const webhookNotice = z.object({
-  deepresearchId: hintText.optional(),
-  batchId: hintText.optional(),
-  status: hintText.optional(),
-}, { error: (issue) => `webhookReceived needs an object like {deepresearchId, status}, got ${describeValue(issue.input)}` });
+export const webhookNotice = z.object(
+  {
+    deepresearchId: hintText.optional(),
+    batchId: hintText.optional(),
+    status: hintText.optional(),
+  },
+  { error: (issue) => `webhookReceived needs an object like {deepresearchId, status}, got ${describeValue(issue.input)}` },
+);
 /** What a webhook (verified by the intake) tells the workflow. */
 export type WebhookNotice = z.infer<typeof webhookNotice>;
 
@@ -72,10 +76,9 @@ export type WebhookNotice = z.infer<typeof webhookNotice>;
 export const CREATE_DECISION_RULE = 'resolveCreate needs {"adoptTaskId": "<task id>"} or {"createAgain": true}';
 
 /** `resolveCreate` and `resolveCreateOutcome`: exactly `{adoptTaskId}` (trimmed, not empty) or `{createAgain: true}`. */
-export const createDecision = z.union([
-  z.strictObject({ adoptTaskId: z.string().trim().min(1) }),
-  z.strictObject({ createAgain: z.literal(true) }),
-], { error: (issue) => `${CREATE_DECISION_RULE}, got ${describeValue(issue.input)}` });
+export const createDecision = z.union([z.strictObject({ adoptTaskId: z.string().trim().min(1) }), z.strictObject({ createAgain: z.literal(true) })], {
+  error: (issue) => `${CREATE_DECISION_RULE}, got ${describeValue(issue.input)}`,
+});
 /** An operator's decision after a create whose outcome is unknown. */
 export type CreateDecision = z.infer<typeof createDecision>;
 
@@ -83,12 +86,18 @@ export type CreateDecision = z.infer<typeof createDecision>;
  * `checkpointResponse` and `respondToCheckpoint`: an answer's envelope. The response's shape depends on
  * the checkpoint's type (`checkpointResponseFor`); fields beside the two are ignored.
  */
-export const checkpointAnswer = z.object({
-  interactionId: z.string({ error: 'must be the checkpoint\'s interaction id (text)' }).min(1, 'must not be empty')
-    .describe('the checkpoint\'s interaction id (see the task\'s state)'),
-  response: z.record(z.string(), z.unknown(), { error: (issue) => `must be an object, e.g. {"approved": true}, got ${describeValue(issue.input)}` })
-    .describe('the answer, e.g. {"approved": true}'),
-}, { error: objectRule(['interactionId', 'response'], (input) => `an answer needs {interactionId, response}, got ${describeValue(input)}`) });
+export const checkpointAnswer = z.object(
+  {
+    interactionId: z
+      .string({ error: "must be the checkpoint's interaction id (text)" })
+      .min(1, 'must not be empty')
+      .describe("the checkpoint's interaction id (see the task's state)"),
+    response: z
+      .record(z.string(), z.unknown(), { error: (issue) => `must be an object, e.g. {"approved": true}, got ${describeValue(issue.input)}` })
+      .describe('the answer, e.g. {"approved": true}'),
+  },
+  { error: objectRule(['interactionId', 'response'], (input) => `an answer needs {interactionId, response}, got ${describeValue(input)}`) },
+);
 
 /** What each checkpoint type takes as its response, for reasons to quote. */
 export const CHECKPOINT_RESPONSE_SHAPES: Readonly<Record<CheckpointType, string>> = {
@@ -124,11 +133,17 @@ export type PipelineControlNote = z.infer<typeof noteObject>;
 const usdRule = 'must be a number more than 0';
 const positiveUsd = z.number({ error: usdRule }).positive({ error: usdRule });
 /** `raiseBudget`: exactly one of a new total or an amount to add, a positive number. The ledger's own rule (above the budget now) is the workflow's. */
-export const budgetRaise = z.strictObject({
-  budgetUsd: positiveUsd.optional(),
-  addUsd: positiveUsd.optional(),
-}, { error: objectRule(['budgetUsd', 'addUsd'], () => 'give {budgetUsd: <new total>} or {addUsd: <amount>}') })
-  .refine((raise) => (raise.budgetUsd === undefined) !== (raise.addUsd === undefined), { error: 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)' })
+export const budgetRaise = z
+  .strictObject(
+    {
+      budgetUsd: positiveUsd.optional(),
+      addUsd: positiveUsd.optional(),
+    },
+    { error: objectRule(['budgetUsd', 'addUsd'], () => 'give {budgetUsd: <new total>} or {addUsd: <amount>}') },
+  )
+  .refine((raise) => (raise.budgetUsd === undefined) !== (raise.addUsd === undefined), {
+    error: 'give exactly one of budgetUsd (the new total) or addUsd (an amount to add)',
+  })
   .transform((raise): BudgetRaise => (raise.budgetUsd !== undefined ? { budgetUsd: raise.budgetUsd } : { addUsd: raise.addUsd! }));
 /** A checked budget raise. */
 export type BudgetRaise = { budgetUsd: number } | { addUsd: number };
@@ -136,20 +151,27 @@ export type BudgetRaise = { budgetUsd: number } | { addUsd: number };
 const itemKey = z.string({ error: 'must be the item key' }).min(1, { error: 'must be the item key' });
 
 /** `pipelineItemWaiting`: an item's research task starts or stops waiting for a person. Unknown fields are dropped. */
-export const itemWaitingNotice = z.object({
-  item: itemKey,
-  // checkpoint: a checkpoint waits for an answer; operator: a 402, 401 or 403 waits for resume; null: no longer waiting.
-  waiting: z.enum(['checkpoint', 'operator'], { error: 'must be "checkpoint", "operator" or null' }).nullable(),
-}, { error: 'payload must be {item, waiting}' });
+export const itemWaitingNotice = z.object(
+  {
+    item: itemKey,
+    // checkpoint: a checkpoint waits for an answer; operator: a 402, 401 or 403 waits for resume; null: no longer waiting.
+    waiting: z.enum(['checkpoint', 'operator'], { error: 'must be "checkpoint", "operator" or null' }).nullable(),
+  },
+  { error: 'payload must be {item, waiting}' },
+);
 /** What an item's research task tells its run when it starts or stops waiting for a person. */
 export type ItemWaitingNotice = z.infer<typeof itemWaitingNotice>;
 
 const settledCommon = {
   item: itemKey,
-  workflowId: z.string({ error: 'must be the item\'s workflow id' }).min(1, { error: 'must be the item\'s workflow id' }),
+  workflowId: z.string({ error: "must be the item's workflow id" }).min(1, { error: "must be the item's workflow id" }),
 };
 /** `pipelineItemSettled`: how an adopted item ended; a completed one carries its result. Other fields pass unchecked. */
-export const itemSettledReport = z.discriminatedUnion('status', [
-  z.object({ ...settledCommon, status: z.literal('completed'), result: z.record(z.string(), z.unknown(), { error: 'a completed item reports its result' }) }),
-  z.object({ ...settledCommon, status: z.enum(['cancelled', 'failed']) }),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'must be "completed", "cancelled" or "failed"' : 'payload must be {item, workflowId, status}') });
+export const itemSettledReport = z.discriminatedUnion(
+  'status',
+  [
+    z.object({ ...settledCommon, status: z.literal('completed'), result: z.record(z.string(), z.unknown(), { error: 'a completed item reports its result' }) }),
+    z.object({ ...settledCommon, status: z.enum(['cancelled', 'failed']) }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? 'must be "completed", "cancelled" or "failed"' : 'payload must be {item, workflowId, status}') },
+);

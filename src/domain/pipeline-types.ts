@@ -136,16 +136,7 @@ export interface BudgetLedger {
 
 /** What the run is doing, for operators (search attribute `ResearchStatus`, state query, UI details). */
 export type PipelineRunPhase =
-  | 'running'
-  | 'paused'
-  | 'waiting_for_budget'
-  | 'credits_exhausted'
-  | 'draining'
-  | 'writing_outputs'
-  | 'synthesis'
-  | 'completed'
-  | 'cancelled'
-  | 'failed';
+  'running' | 'paused' | 'waiting_for_budget' | 'credits_exhausted' | 'draining' | 'writing_outputs' | 'synthesis' | 'completed' | 'cancelled' | 'failed';
 
 /** A failed item, kept in the state for operators (the last few only; all are in the records). */
 export interface ItemFailure {

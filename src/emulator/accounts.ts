@@ -36,7 +36,10 @@ export class AccountBook implements Accounts {
   private readonly byKey = new Map<string, Account>();
   private readonly charges: ChargeRecord[] = [];
 
-  constructor(specs: readonly AccountSpec[], private readonly now: () => number) {
+  constructor(
+    specs: readonly AccountSpec[],
+    private readonly now: () => number,
+  ) {
     for (const spec of specs) {
       this.byKey.set(spec.key, {
         key: spec.key,

@@ -14,19 +14,25 @@ export interface AdminDeps {
   routeNames: ReadonlySet<string>;
 }
 
-const creditsRequest = z.strictObject({
-  creditsUsd: z.number().finite('must be a finite number'),
-  /** `add` (default) tops up; `set` replaces the balance (to drain an account in a test). */
-  mode: z.enum(['add', 'set']).optional(),
-}).refine((body) => body.mode === 'set' ? body.creditsUsd >= 0 : body.creditsUsd > 0, {
-  path: ['creditsUsd'], message: 'must be > 0 to add, or >= 0 to set',
-});
+const creditsRequest = z
+  .strictObject({
+    creditsUsd: z.number().finite('must be a finite number'),
+    /** `add` (default) tops up; `set` replaces the balance (to drain an account in a test). */
+    mode: z.enum(['add', 'set']).optional(),
+  })
+  .refine((body) => (body.mode === 'set' ? body.creditsUsd >= 0 : body.creditsUsd > 0), {
+    path: ['creditsUsd'],
+    message: 'must be > 0 to add, or >= 0 to set',
+  });
 
 /** Throws a 400 naming each unknown route in a fault configuration (a typo would silently inject nothing). */
 export function checkFaultRoutes(config: FaultConfig, routeNames: ReadonlySet<string>): void {
   const unknown = Object.keys(config).filter((name) => name !== '*' && !routeNames.has(name));
   if (unknown.length > 0) {
-    throw EmulatorHttpError.of(400, `Invalid request parameters: faults: unknown route ${unknown.map((name) => `"${name}"`).join(', ')}; known routes: ${[...routeNames].sort().join(', ')}`);
+    throw EmulatorHttpError.of(
+      400,
+      `Invalid request parameters: faults: unknown route ${unknown.map((name) => `"${name}"`).join(', ')}; known routes: ${[...routeNames].sort().join(', ')}`,
+    );
   }
 }
 

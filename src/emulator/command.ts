@@ -37,14 +37,20 @@ export function emulatorCommand(): Command {
 }
 
 const numeric = /^-?\d+(\.\d+)?$/;
-const num = (rule: string, valid: (value: number) => boolean) => z.string()
-  .refine((value) => numeric.test(value) && valid(Number(value)), `must be ${rule}`)
-  .transform(Number);
+const num = (rule: string, valid: (value: number) => boolean) =>
+  z
+    .string()
+    .refine((value) => numeric.test(value) && valid(Number(value)), `must be ${rule}`)
+    .transform(Number);
 
 const FLAG_SCHEMA = z.strictObject({
   port: num('an integer from 0 to 65535', (value) => Number.isInteger(value) && value >= 0 && value <= 65535).optional(),
   host: z.string().refine(isLoopbackHost, 'must be a loopback address (127.0.0.1, localhost or ::1)').optional(),
-  seed: z.string().min(1, 'must not be empty').transform((value) => (/^\d+$/.test(value) ? Number(value) : value)).optional(),
+  seed: z
+    .string()
+    .min(1, 'must not be empty')
+    .transform((value) => (/^\d+$/.test(value) ? Number(value) : value))
+    .optional(),
   speed: num('a positive number', (value) => value > 0).optional(),
   credits: num('a number of USD >= 0', (value) => value >= 0).optional(),
   failureRate: num('a number from 0 to 1', (value) => value >= 0 && value <= 1).optional(),
@@ -62,9 +68,8 @@ export function emulatorOptionsFrom(raw: Record<string, unknown>): EmulatorOptio
     throw new EmulatorCommandError(`${flagName(key)}: ${issue?.message ?? 'invalid value'} (got "${String(raw[key] ?? '')}")`);
   }
   const flags = result.data;
-  const research = flags.failureRate !== undefined || flags.capacity !== undefined
-    ? { research: { failureRate: flags.failureRate, capacity: flags.capacity } }
-    : {};
+  const research =
+    flags.failureRate !== undefined || flags.capacity !== undefined ? { research: { failureRate: flags.failureRate, capacity: flags.capacity } } : {};
   return { port: flags.port, host: flags.host, seed: flags.seed, speed: flags.speed, defaultCreditsUsd: flags.credits, ...research };
 }
 

@@ -1,7 +1,4 @@
-import {
-  contentsJob, contentsJobCreated, contentsJobRequest, contentsRequest, contentsResponse,
-  type ContentsJob, type ContentsResult,
-} from '../api/schemas';
+import { contentsJob, contentsJobCreated, contentsJobRequest, contentsRequest, contentsResponse, type ContentsJob, type ContentsResult } from '../api/schemas';
 import { generateWebhookSecret } from '../api/webhooks';
 import { findByUrl } from './search/corpus';
 import { roundUsd } from './accounts';
@@ -27,7 +24,10 @@ function summarise(summary: SummaryOption, title: string, content: string): stri
     const value = generateFromSchema(summary, `${title} ${content}`);
     return isRecord(value) ? value : { value };
   }
-  const sentences = content.split(/(?<=\.)\s+/).slice(0, 2).join(' ');
+  const sentences = content
+    .split(/(?<=\.)\s+/)
+    .slice(0, 2)
+    .join(' ');
   return typeof summary === 'string' ? `${sentences} (Focus: ${summary.slice(0, 200)})` : sentences;
 }
 
@@ -52,8 +52,15 @@ function extract(request: { urls: string[]; summary?: SummaryOption; response_le
     const content = truncate(page.content, budget);
     const summary = summarise(request.summary, page.title, content);
     return {
-      url, status: 'success', title: page.title, content, length: content.length, source: 'web', price: pricePerUrl,
-      data_type: 'unstructured', source_type: 'website',
+      url,
+      status: 'success',
+      title: page.title,
+      content,
+      length: content.length,
+      source: 'web',
+      price: pricePerUrl,
+      data_type: 'unstructured',
+      source_type: 'website',
       ...(summary === undefined ? {} : { summary, summary_success: true }),
     };
   });
@@ -84,7 +91,13 @@ export function contentsRoutes(ctx: EmulatorContext): EmulatorRoute[] {
       status: 200,
       json: shapeResponse(contentsResponse, {
         success: extraction.processed > 0,
-        error: extraction.failed > 0 ? `Could not extract ${extraction.failed} URL(s): ${extraction.results.filter((result) => result.status === 'failed').map((result) => result.url).join(', ')}` : null,
+        error:
+          extraction.failed > 0
+            ? `Could not extract ${extraction.failed} URL(s): ${extraction.results
+                .filter((result) => result.status === 'failed')
+                .map((result) => result.url)
+                .join(', ')}`
+            : null,
         tx_id: `tx_${ctx.random.hex(24)}`,
         results: extraction.results,
         urls_requested: request.urls.length,
@@ -101,26 +114,37 @@ export function contentsRoutes(ctx: EmulatorContext): EmulatorRoute[] {
     ctx.accounts.charge(account, extraction.total, 'contents job');
     const now = ctx.clock.now();
     const job: JobRecord = {
-      id: `cj_${ctx.random.hex(16)}`, organization: account.organization, createdAt: now,
-      dueAt: now + CONTENTS_JOB_MS_PER_BATCH * Math.ceil(request.urls.length / 10), extraction,
+      id: `cj_${ctx.random.hex(16)}`,
+      organization: account.organization,
+      createdAt: now,
+      dueAt: now + CONTENTS_JOB_MS_PER_BATCH * Math.ceil(request.urls.length / 10),
+      extraction,
     };
     jobs.set(job.id, job);
     return {
       status: 202,
       json: shapeResponse(contentsJobCreated, {
-        success: true, job_id: job.id, status: 'pending', urls_total: request.urls.length,
-        poll_url: `/v1/contents/jobs/${job.id}`, tx_id: `tx_${ctx.random.hex(24)}`,
+        success: true,
+        job_id: job.id,
+        status: 'pending',
+        urls_total: request.urls.length,
+        poll_url: `/v1/contents/jobs/${job.id}`,
+        tx_id: `tx_${ctx.random.hex(24)}`,
         ...(request.webhook_url ? { webhook_secret: generateWebhookSecret() } : {}),
       }),
     };
   };
   return [
     {
-      method: 'POST', pattern: '/v1/contents', name: 'contents',
+      method: 'POST',
+      pattern: '/v1/contents',
+      name: 'contents',
       handle: ({ body, account }) => (isRecord(body) && body.async === true ? startJob(account, body) : syncAnswer(account, body)),
     },
     {
-      method: 'GET', pattern: '/v1/contents/jobs/:id', name: 'contents.job',
+      method: 'GET',
+      pattern: '/v1/contents/jobs/:id',
+      name: 'contents.job',
       handle: ({ params, account }) => {
         const job = jobs.get(params.id ?? '');
         if (!job || job.organization !== account.organization) throw EmulatorHttpError.of(404, `Job ${params.id ?? ''} not found`);
@@ -141,7 +165,14 @@ function jobView(job: JobRecord, now: number): ContentsJob {
   }
   const status = extraction.processed === 0 ? 'failed' : extraction.failed > 0 ? 'partial' : 'completed';
   return {
-    ...base, status, urls_processed: extraction.processed, urls_failed: extraction.failed, updated_at: job.dueAt, current_batch: batches,
-    results: extraction.results, actual_cost_dollars: extraction.total, ...(status === 'failed' ? { error: 'No URL could be extracted' } : {}),
+    ...base,
+    status,
+    urls_processed: extraction.processed,
+    urls_failed: extraction.failed,
+    updated_at: job.dueAt,
+    current_batch: batches,
+    results: extraction.results,
+    actual_cost_dollars: extraction.total,
+    ...(status === 'failed' ? { error: 'No URL could be extracted' } : {}),
   };
 }

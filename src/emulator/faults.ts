@@ -5,26 +5,32 @@ import type { Random } from './types';
 /** Injected faults for one route (or `*`, every route without its own entry). */
 export const routeFaults = z.strictObject({
   /** Extra real-time delay before answering, fixed or uniformly drawn from [min, max]. */
-  latencyMs: z.union([
-    z.number().min(0, 'must be at least 0'),
-    z.tuple([z.number().min(0), z.number().min(0)]).refine(([min, max]) => min <= max, 'must be [min, max] with min <= max'),
-  ]).optional(),
+  latencyMs: z
+    .union([
+      z.number().min(0, 'must be at least 0'),
+      z.tuple([z.number().min(0), z.number().min(0)]).refine(([min, max]) => min <= max, 'must be [min, max] with min <= max'),
+    ])
+    .optional(),
   /**
    * Every `every`-th request on the route waits `ms` more before its handler runs (a slow call: longer
    * than a heartbeat timeout, say, to show the caller keeps its one attempt alive instead of retrying beside it).
    */
-  slowCalls: z.strictObject({
-    every: z.int().positive('must be a positive integer'),
-    ms: z.number().min(0, 'must be at least 0'),
-  }).optional(),
+  slowCalls: z
+    .strictObject({
+      every: z.int().positive('must be a positive integer'),
+      ms: z.number().min(0, 'must be at least 0'),
+    })
+    .optional(),
   /** Share of requests answered 500, 502 or 503 before the handler runs. */
   errorRate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').optional(),
   /** After every `every` requests, the next `count` are answered 429 with `Retry-After`. */
-  rateLimitBurst: z.strictObject({
-    every: z.int().positive('must be a positive integer'),
-    count: z.int().positive('must be a positive integer'),
-    retryAfterSeconds: z.int().positive().optional(),
-  }).optional(),
+  rateLimitBurst: z
+    .strictObject({
+      every: z.int().positive('must be a positive integer'),
+      count: z.int().positive('must be a positive integer'),
+      retryAfterSeconds: z.int().positive().optional(),
+    })
+    .optional(),
   /** Share of requests whose handler runs (a task IS created) and whose socket is then destroyed unanswered. */
   dropAfterProcessingRate: z.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').optional(),
   /**
@@ -43,10 +49,7 @@ export const faultConfig = z.record(z.string().min(1), routeFaults);
 export type FaultConfig = z.infer<typeof faultConfig>;
 
 /** What the injector decided for one request before its handler runs. */
-export type FaultDecision =
-  | { kind: 'none' }
-  | { kind: 'rateLimitBurst'; retryAfterSeconds: number }
-  | { kind: 'error'; status: 500 | 502 | 503 };
+export type FaultDecision = { kind: 'none' } | { kind: 'rateLimitBurst'; retryAfterSeconds: number } | { kind: 'error'; status: 500 | 502 | 503 };
 
 const ERROR_STATUSES = [500, 502, 503] as const;
 

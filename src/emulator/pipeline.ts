@@ -38,8 +38,11 @@ interface RouteConfig {
 /** Methods a path answers 405 for when it has no route of that method (HEAD included: no implicit HEAD routes). */
 const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'] as const;
 
-const fail = (status: number, error: string, headers?: Record<string, string>): EmulatorResponse =>
-  ({ status, json: { success: false, error }, ...(headers ? { headers } : {}) });
+const fail = (status: number, error: string, headers?: Record<string, string>): EmulatorResponse => ({
+  status,
+  json: { success: false, error },
+  ...(headers ? { headers } : {}),
+});
 
 /**
  * The emulator's HTTP app: fastify routes every request; a service route then authenticates, applies
@@ -80,8 +83,12 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // Only the body parser throws here (the routes answer their own errors).
-    const countAs = 'countAs' in request.routeOptions.config ? (request.routeOptions.config as RouteConfig).countAs
-      : pathname(request.url).startsWith('/_emulator/') ? undefined : UNMATCHED_ROUTE;
+    const countAs =
+      'countAs' in request.routeOptions.config
+        ? (request.routeOptions.config as RouteConfig).countAs
+        : pathname(request.url).startsWith('/_emulator/')
+          ? undefined
+          : UNMATCHED_ROUTE;
     let answer: EmulatorResponse;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       answer = fail(413, `Request body exceeds ${deps.maxBodyBytes} bytes`, { connection: 'close' });
@@ -95,10 +102,20 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
   });
 
   for (const route of deps.routes) {
-    app.route({ method: route.method, url: route.pattern, config: { countAs: route.name } satisfies RouteConfig, handler: (request, reply) => serve(deps, route, request, reply) });
+    app.route({
+      method: route.method,
+      url: route.pattern,
+      config: { countAs: route.name } satisfies RouteConfig,
+      handler: (request, reply) => serve(deps, route, request, reply),
+    });
   }
   for (const route of deps.adminRoutes) {
-    app.route({ method: route.method, url: route.pattern, config: { countAs: undefined } satisfies RouteConfig, handler: (request, reply) => serveAdmin(deps, route, request, reply) });
+    app.route({
+      method: route.method,
+      url: route.pattern,
+      config: { countAs: undefined } satisfies RouteConfig,
+      handler: (request, reply) => serveAdmin(deps, route, request, reply),
+    });
   }
   addMethodNotAllowed(app, deps, deps.routes, false);
   addMethodNotAllowed(app, deps, deps.adminRoutes, true);
@@ -262,7 +279,10 @@ async function* sseEvents(deps: PipelineDeps, reply: FastifyReply, payloads: Asy
 
 /** One SSE event: every line of `payload` as a `data:` line, then a blank line. */
 function formatSseEvent(payload: string): string {
-  return `${payload.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n')}\n\n`;
+  return `${payload
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}`)
+    .join('\n')}\n\n`;
 }
 
 function describe(error: unknown): string {

@@ -26,7 +26,10 @@ export class RateLimiter {
   // Keyed by bucket name and account organisation + key; never logged.
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly config: RateLimitConfig | undefined, private readonly now: () => number) {}
+  constructor(
+    private readonly config: RateLimitConfig | undefined,
+    private readonly now: () => number,
+  ) {}
 
   /** Takes one token for `key` on `route`; returns undefined when allowed, else the seconds to wait. */
   take(key: string, route: string): number | undefined {

@@ -35,11 +35,17 @@ export function walkSchema(root: Schema, values: SchemaValues, maxDepth: number)
     const options: unknown[] | undefined = [schema.anyOf, schema.oneOf, schema.allOf].find(Array.isArray);
     if (options) {
       const first = options.find((option) => isSchema(option) && option.type !== 'null');
-      if (isSchema(first)) return generate({ ...first, ...(schema.allOf ? options.filter(isSchema).reduce<Schema>((merged, option) => ({ ...merged, ...option }), {}) : {}) }, name, depth + 1);
+      if (isSchema(first))
+        return generate(
+          { ...first, ...(schema.allOf ? options.filter(isSchema).reduce<Schema>((merged, option) => ({ ...merged, ...option }), {}) : {}) },
+          name,
+          depth + 1,
+        );
     }
     const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
-    const type = types.find((entry) => entry !== undefined && entry !== 'null')
-      ?? (isSchema(schema.properties) ? 'object' : schema.items !== undefined ? 'array' : types[0]);
+    const type =
+      types.find((entry) => entry !== undefined && entry !== 'null') ??
+      (isSchema(schema.properties) ? 'object' : schema.items !== undefined ? 'array' : types[0]);
     switch (type) {
       case 'object': {
         const properties = isSchema(schema.properties) ? schema.properties : {};

@@ -42,7 +42,9 @@ function accountSpecs(parsed: ParsedEmulatorOptions, seed: number | string): Acc
   if (!parsed.accounts) {
     // A separate stream, so ids do not depend on whether the key was generated or given.
     const key = `emu_${createRandom(`${seed}:default-key`).hex(40)}`;
-    return [{ key, organization: 'org_emulator', creditsUsd: parsed.defaultCreditsUsd ?? DEFAULT_CREDITS_USD, permissions: ALL_PERMISSIONS, subscription: true }];
+    return [
+      { key, organization: 'org_emulator', creditsUsd: parsed.defaultCreditsUsd ?? DEFAULT_CREDITS_USD, permissions: ALL_PERMISSIONS, subscription: true },
+    ];
   }
   return parsed.accounts.map((account, index) => ({
     key: account.key,
@@ -54,8 +56,10 @@ function accountSpecs(parsed: ParsedEmulatorOptions, seed: number | string): Acc
 }
 
 function checkRouteNames(parsed: ParsedEmulatorOptions, names: ReadonlySet<string>): void {
-  const unknown = (field: string, keys: string[]) => keys.filter((name) => name !== '*' && !names.has(name))
-    .map((name) => ({ path: `${field}.${name}`, message: `unknown route; known routes: ${[...names].sort().join(', ')}` }));
+  const unknown = (field: string, keys: string[]) =>
+    keys
+      .filter((name) => name !== '*' && !names.has(name))
+      .map((name) => ({ path: `${field}.${name}`, message: `unknown route; known routes: ${[...names].sort().join(', ')}` }));
   const issues = [...unknown('faults', Object.keys(parsed.faults ?? {})), ...unknown('rateLimit.routes', Object.keys(parsed.rateLimit?.routes ?? {}))];
   if (issues.length > 0) throw new EmulatorOptionsError(issues);
 }
@@ -72,7 +76,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faults = new FaultInjector(createRandom(`${seed}:faults`), {}, (route, fault) => stats.recordFault(route, fault));
   const workflows = new WorkflowStore(() => clock.now());
   registerWorkflowStore(accounts.all(), workflows);
-  const { routes, close: closeResearch } = serviceRoutes({ ctx: context, faults, workflows, streamDelayMs: parsed.streamDelayMs ?? 10, research: options.research });
+  const { routes, close: closeResearch } = serviceRoutes({
+    ctx: context,
+    faults,
+    workflows,
+    streamDelayMs: parsed.streamDelayMs ?? 10,
+    research: options.research,
+  });
   const routeNames = new Set(routes.map((route) => route.name));
   checkRouteNames(parsed, routeNames);
   faults.replace(parsed.faults ?? {});

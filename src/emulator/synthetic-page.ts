@@ -6,9 +6,7 @@ export interface SyntheticPage {
   content: string;
 }
 
-const OPENERS = [
-  'This page describes', 'An overview of', 'Notes and background on', 'Frequently asked questions about',
-] as const;
+const OPENERS = ['This page describes', 'An overview of', 'Notes and background on', 'Frequently asked questions about'] as const;
 const SENTENCES = [
   'It summarises the main facts, recent developments and the organisations involved.',
   'Figures are given for the most recent reporting period, with comparisons to the year before.',
@@ -26,7 +24,8 @@ export function syntheticPage(url: string): SyntheticPage {
   const parsed = new URL(url);
   const random = createRandom(hashString(url));
   const words = `${parsed.pathname} ${parsed.hostname.replace(/^www\./, '').split('.')[0] ?? ''}`
-    .split(/[^A-Za-z0-9]+/).filter((word) => word.length > 1 && !/^\d+$/.test(word));
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word.length > 1 && !/^\d+$/.test(word));
   const topic = words.length > 0 ? words.slice(0, 5).join(' ') : parsed.hostname;
   const title = `${topic.replace(/\b\w/g, (letter) => letter.toUpperCase())} | ${parsed.hostname.replace(/^www\./, '')}`;
   const count = random.int(3, SENTENCES.length);

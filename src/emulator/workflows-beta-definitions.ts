@@ -73,11 +73,32 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
     tags: ['company', 'profile'],
     scope: 'curated',
     versions: [
-      { version: 1, recommended_mode: 'standard', estimated_time: '10-20 minutes', changelog: 'First version.', created_at: '2025-01-06T10:00:00.000Z', variables: [str('company', 'Company name')], template: companyV1 },
       {
-        version: 2, recommended_mode: 'standard', estimated_time: '10-20 minutes', changelog: 'Adds website and focus variables.', created_at: '2025-02-10T10:00:00.000Z',
-        variables: [str('company', 'Company name'), str('website', 'Official website', false), { name: 'focus', type: 'enum', options: ['overview', 'financials', 'products'], default: 'overview', description: 'Emphasis of the profile' }],
-        template: { ...companyV1, input: 'Write a company profile of {{company}} ({{website}}), with emphasis on {{focus}}.', research_strategy: 'Start from the official website and filings, then recent news.', output_formats: ['markdown', 'pdf'] },
+        version: 1,
+        recommended_mode: 'standard',
+        estimated_time: '10-20 minutes',
+        changelog: 'First version.',
+        created_at: '2025-01-06T10:00:00.000Z',
+        variables: [str('company', 'Company name')],
+        template: companyV1,
+      },
+      {
+        version: 2,
+        recommended_mode: 'standard',
+        estimated_time: '10-20 minutes',
+        changelog: 'Adds website and focus variables.',
+        created_at: '2025-02-10T10:00:00.000Z',
+        variables: [
+          str('company', 'Company name'),
+          str('website', 'Official website', false),
+          { name: 'focus', type: 'enum', options: ['overview', 'financials', 'products'], default: 'overview', description: 'Emphasis of the profile' },
+        ],
+        template: {
+          ...companyV1,
+          input: 'Write a company profile of {{company}} ({{website}}), with emphasis on {{focus}}.',
+          research_strategy: 'Start from the official website and filings, then recent news.',
+          output_formats: ['markdown', 'pdf'],
+        },
       },
     ],
   },
@@ -88,18 +109,29 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
     vertical: 'company',
     tags: ['competitors', 'market'],
     scope: 'curated',
-    versions: [{
-      version: 1, recommended_mode: 'heavy', estimated_time: '30-60 minutes', changelog: 'First version.', created_at: '2025-01-20T10:00:00.000Z',
-      variables: [str('company', 'Company name'), str('market', 'Market or segment'), { name: 'max_competitors', type: 'integer', default: 5, description: 'How many competitors to compare' }, { name: 'since', type: 'date', required: false, description: 'Only developments after this date' }],
-      template: {
-        input: 'Identify up to {{max_competitors}} competitors of {{company}} in {{market}} and compare them. Developments since: {{since}}.',
-        research_strategy: 'Use filings, press releases and product pages; prefer primary sources.',
-        report_format: 'A comparison table followed by one section per competitor.',
-        deliverables: [{ type: 'spreadsheet', description: 'Competitor comparison table for {{company}}' }],
-        tools: { ...NO_TOOLS, charts: true },
-        output_formats: ['markdown'],
+    versions: [
+      {
+        version: 1,
+        recommended_mode: 'heavy',
+        estimated_time: '30-60 minutes',
+        changelog: 'First version.',
+        created_at: '2025-01-20T10:00:00.000Z',
+        variables: [
+          str('company', 'Company name'),
+          str('market', 'Market or segment'),
+          { name: 'max_competitors', type: 'integer', default: 5, description: 'How many competitors to compare' },
+          { name: 'since', type: 'date', required: false, description: 'Only developments after this date' },
+        ],
+        template: {
+          input: 'Identify up to {{max_competitors}} competitors of {{company}} in {{market}} and compare them. Developments since: {{since}}.',
+          research_strategy: 'Use filings, press releases and product pages; prefer primary sources.',
+          report_format: 'A comparison table followed by one section per competitor.',
+          deliverables: [{ type: 'spreadsheet', description: 'Competitor comparison table for {{company}}' }],
+          tools: { ...NO_TOOLS, charts: true },
+          output_formats: ['markdown'],
+        },
       },
-    }],
+    ],
   },
   {
     slug: 'literature-review',
@@ -109,10 +141,27 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
     tags: ['academic', 'review'],
     scope: 'curated',
     versions: [
-      { version: 1, recommended_mode: 'standard', estimated_time: '15-30 minutes', changelog: 'First version.', created_at: '2024-11-04T10:00:00.000Z', variables: [str('topic', 'Research topic')], template: { input: 'Review the literature on {{topic}}.', tools: NO_TOOLS, output_formats: ['markdown'] } },
       {
-        version: 2, recommended_mode: 'heavy', estimated_time: '30-60 minutes', changelog: 'Date bound, preprint switch and depth.', created_at: '2025-01-13T10:00:00.000Z',
-        variables: [str('topic', 'Research topic'), { name: 'from_date', type: 'date', required: true, description: 'Earliest publication date' }, { name: 'include_preprints', type: 'boolean', default: true }, { name: 'depth', type: 'enum', options: ['quick', 'thorough'], default: 'thorough' }],
+        version: 1,
+        recommended_mode: 'standard',
+        estimated_time: '15-30 minutes',
+        changelog: 'First version.',
+        created_at: '2024-11-04T10:00:00.000Z',
+        variables: [str('topic', 'Research topic')],
+        template: { input: 'Review the literature on {{topic}}.', tools: NO_TOOLS, output_formats: ['markdown'] },
+      },
+      {
+        version: 2,
+        recommended_mode: 'heavy',
+        estimated_time: '30-60 minutes',
+        changelog: 'Date bound, preprint switch and depth.',
+        created_at: '2025-01-13T10:00:00.000Z',
+        variables: [
+          str('topic', 'Research topic'),
+          { name: 'from_date', type: 'date', required: true, description: 'Earliest publication date' },
+          { name: 'include_preprints', type: 'boolean', default: true },
+          { name: 'depth', type: 'enum', options: ['quick', 'thorough'], default: 'thorough' },
+        ],
         template: {
           input: 'Review the literature on {{topic}} published since {{from_date}}. Include preprints: {{include_preprints}}. Depth: {{depth}}.',
           research_strategy: 'Search academic datasets first; summarise methods, findings and disagreements.',
@@ -130,11 +179,21 @@ export const CURATED_WORKFLOWS: readonly WorkflowDefinition[] = [
     vertical: 'legal',
     tags: ['regulation', 'compliance'],
     scope: 'curated',
-    versions: [{
-      version: 1, recommended_mode: 'fast', estimated_time: '2-5 minutes', changelog: 'First version.', created_at: '2025-02-03T10:00:00.000Z',
-      variables: [str('topic', 'Regulatory topic'), { name: 'jurisdiction', type: 'enum', options: ['US', 'EU', 'UK'], required: true }, { name: 'since', type: 'date', required: true }],
-      template: { input: 'List regulatory developments on {{topic}} in {{jurisdiction}} since {{since}}.', tools: NO_TOOLS, output_formats: ['markdown'] },
-    }],
+    versions: [
+      {
+        version: 1,
+        recommended_mode: 'fast',
+        estimated_time: '2-5 minutes',
+        changelog: 'First version.',
+        created_at: '2025-02-03T10:00:00.000Z',
+        variables: [
+          str('topic', 'Regulatory topic'),
+          { name: 'jurisdiction', type: 'enum', options: ['US', 'EU', 'UK'], required: true },
+          { name: 'since', type: 'date', required: true },
+        ],
+        template: { input: 'List regulatory developments on {{topic}} in {{jurisdiction}} since {{since}}.', tools: NO_TOOLS, output_formats: ['markdown'] },
+      },
+    ],
   },
 ];
 
@@ -149,11 +208,32 @@ export function seedOrganizationWorkflows(): WorkflowDefinition[] {
       tags: ['weekly', 'brief'],
       scope: 'organization',
       versions: [
-        { version: 1, recommended_mode: 'fast', estimated_time: '2-5 minutes', changelog: 'First version.', created_at: '2025-01-08T09:00:00.000Z', variables: [str('sector', 'Sector')], template: { input: 'Weekly brief on the {{sector}} sector.', tools: NO_TOOLS, output_formats: ['markdown'] } },
         {
-          version: 2, recommended_mode: 'standard', estimated_time: '10-20 minutes', changelog: 'Regions and week ending.', created_at: '2025-02-12T09:00:00.000Z',
-          variables: [str('sector', 'Sector'), { name: 'regions', type: 'array', default: ['US', 'EU'] }, { name: 'week_ending', type: 'date', required: true }],
-          template: { input: 'Weekly brief on the {{sector}} sector in {{regions}} for the week ending {{week_ending}}.', report_format: 'Five bullet points, then detail.', tools: NO_TOOLS, output_formats: ['markdown'] },
+          version: 1,
+          recommended_mode: 'fast',
+          estimated_time: '2-5 minutes',
+          changelog: 'First version.',
+          created_at: '2025-01-08T09:00:00.000Z',
+          variables: [str('sector', 'Sector')],
+          template: { input: 'Weekly brief on the {{sector}} sector.', tools: NO_TOOLS, output_formats: ['markdown'] },
+        },
+        {
+          version: 2,
+          recommended_mode: 'standard',
+          estimated_time: '10-20 minutes',
+          changelog: 'Regions and week ending.',
+          created_at: '2025-02-12T09:00:00.000Z',
+          variables: [
+            str('sector', 'Sector'),
+            { name: 'regions', type: 'array', default: ['US', 'EU'] },
+            { name: 'week_ending', type: 'date', required: true },
+          ],
+          template: {
+            input: 'Weekly brief on the {{sector}} sector in {{regions}} for the week ending {{week_ending}}.',
+            report_format: 'Five bullet points, then detail.',
+            tools: NO_TOOLS,
+            output_formats: ['markdown'],
+          },
         },
       ],
     },
@@ -164,16 +244,26 @@ export function seedOrganizationWorkflows(): WorkflowDefinition[] {
       vertical: 'company',
       tags: ['risk', 'procurement'],
       scope: 'organization',
-      versions: [{
-        version: 1, recommended_mode: 'standard', estimated_time: '10-20 minutes', changelog: 'First version.', created_at: '2025-01-15T09:00:00.000Z',
-        variables: [str('vendor', 'Vendor name'), { name: 'criticality', type: 'enum', options: ['low', 'medium', 'high'], default: 'medium' }, { name: 'annual_spend_usd', type: 'number', required: false }],
-        template: {
-          input: 'Review the risks of vendor {{vendor}} (criticality {{criticality}}, annual spend {{annual_spend_usd}} USD).',
-          deliverables: [{ type: 'document', description: 'Risk memo on {{vendor}}' }],
-          tools: NO_TOOLS,
-          output_formats: ['markdown'],
+      versions: [
+        {
+          version: 1,
+          recommended_mode: 'standard',
+          estimated_time: '10-20 minutes',
+          changelog: 'First version.',
+          created_at: '2025-01-15T09:00:00.000Z',
+          variables: [
+            str('vendor', 'Vendor name'),
+            { name: 'criticality', type: 'enum', options: ['low', 'medium', 'high'], default: 'medium' },
+            { name: 'annual_spend_usd', type: 'number', required: false },
+          ],
+          template: {
+            input: 'Review the risks of vendor {{vendor}} (criticality {{criticality}}, annual spend {{annual_spend_usd}} USD).',
+            deliverables: [{ type: 'document', description: 'Risk memo on {{vendor}}' }],
+            tools: NO_TOOLS,
+            output_formats: ['markdown'],
+          },
         },
-      }],
+      ],
     },
   ];
 }

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import {
-  createWorkflowRequest, deleteWorkflowResponse, getWorkflowResponse, listWorkflowsQuery, listWorkflowsResponse, listWorkflowVersionsResponse,
-  previewWorkflowRequest, previewWorkflowResponse, updateWorkflowRequest, type WorkflowRecord,
+  createWorkflowRequest,
+  deleteWorkflowResponse,
+  getWorkflowResponse,
+  listWorkflowsQuery,
+  listWorkflowsResponse,
+  listWorkflowVersionsResponse,
+  previewWorkflowRequest,
+  previewWorkflowResponse,
+  updateWorkflowRequest,
+  type WorkflowRecord,
 } from '../api/schemas';
 import type { Account, EmulatorRoute } from './types';
 import { queryObject } from './research/batch-views';
@@ -84,7 +92,11 @@ function matches(definition: WorkflowDefinition, query: z.output<typeof listWork
   if (scope === 'valyu' && definition.scope !== 'curated') return false;
   if (scope === 'org' && definition.owner !== account.organization) return false;
   if (query.vertical !== undefined && definition.vertical !== query.vertical) return false;
-  const tags = query.tags?.split(',').map((tag) => tag.trim()).filter(Boolean) ?? [];
+  const tags =
+    query.tags
+      ?.split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean) ?? [];
   if (tags.length > 0 && !tags.some((tag) => definition.tags.includes(tag))) return false;
   const text = query.q?.toLowerCase();
   return text === undefined || [definition.slug, definition.title, definition.description].some((field) => field.toLowerCase().includes(text));
@@ -95,7 +107,10 @@ export function workflowRoutes(store: WorkflowStore, now: () => number): Emulato
   const record = (definition: WorkflowDefinition) => shapeResponse(getWorkflowResponse, workflowRecordOf(definition));
   return [
     {
-      method: 'GET', pattern: '/v1/workflows', name: 'workflows.list', requiresInference: true,
+      method: 'GET',
+      pattern: '/v1/workflows',
+      name: 'workflows.list',
+      requiresInference: true,
       handle: ({ account, query }) => {
         const filters = parseWorkflowRequest(listWorkflowsQuery, workflowQuery(query), 'query');
         const visible = store.list(account);
@@ -106,19 +121,34 @@ export function workflowRoutes(store: WorkflowStore, now: () => number): Emulato
       },
     },
     {
-      method: 'POST', pattern: '/v1/workflows', name: 'workflows.create', requiresInference: true,
+      method: 'POST',
+      pattern: '/v1/workflows',
+      name: 'workflows.create',
+      requiresInference: true,
       handle: ({ account, body }) => {
         const request = parseWorkflowRequest(createWorkflowRequest, body);
         const at = new Date(now()).toISOString();
         const definition = store.create(account, {
-          slug: request.slug, title: request.title, subtitle: request.subtitle, description: request.description ?? '', vertical: request.vertical,
-          tags: request.tags ?? [], icon: request.icon, scope: 'organization', owner: account.organization, versions: [versionFrom(request.version, 1, at)], updated_at: at,
+          slug: request.slug,
+          title: request.title,
+          subtitle: request.subtitle,
+          description: request.description ?? '',
+          vertical: request.vertical,
+          tags: request.tags ?? [],
+          icon: request.icon,
+          scope: 'organization',
+          owner: account.organization,
+          versions: [versionFrom(request.version, 1, at)],
+          updated_at: at,
         });
         return { status: 201, json: record(definition) };
       },
     },
     {
-      method: 'GET', pattern: '/v1/workflows/:slug', name: 'workflows.get', requiresInference: true,
+      method: 'GET',
+      pattern: '/v1/workflows/:slug',
+      name: 'workflows.get',
+      requiresInference: true,
       handle: ({ account, params, query }) => {
         const { version } = parseWorkflowRequest(getQuery, workflowQuery(query), 'query');
         const definition = store.get(account, params.slug ?? '');
@@ -126,7 +156,10 @@ export function workflowRoutes(store: WorkflowStore, now: () => number): Emulato
       },
     },
     {
-      method: 'PATCH', pattern: '/v1/workflows/:slug', name: 'workflows.update', requiresInference: true,
+      method: 'PATCH',
+      pattern: '/v1/workflows/:slug',
+      name: 'workflows.update',
+      requiresInference: true,
       handle: ({ account, params, body }) => {
         const definition = store.editable(account, params.slug ?? '');
         const request = parseWorkflowRequest(updateWorkflowRequest, body);
@@ -149,18 +182,29 @@ export function workflowRoutes(store: WorkflowStore, now: () => number): Emulato
       },
     },
     {
-      method: 'GET', pattern: '/v1/workflows/:slug/versions', name: 'workflows.versions', requiresInference: true,
+      method: 'GET',
+      pattern: '/v1/workflows/:slug/versions',
+      name: 'workflows.versions',
+      requiresInference: true,
       handle: ({ account, params }) => {
         const definition = store.get(account, params.slug ?? '');
         const current = currentVersion(definition).version;
         const versions = definition.versions.map(({ version, recommended_mode, estimated_time, changelog, created_at }) => ({
-          version, recommended_mode, estimated_time, changelog, created_at, is_current: version === current,
+          version,
+          recommended_mode,
+          estimated_time,
+          changelog,
+          created_at,
+          is_current: version === current,
         }));
         return { status: 200, json: shapeResponse(listWorkflowVersionsResponse, { slug: definition.slug, versions }) };
       },
     },
     {
-      method: 'POST', pattern: '/v1/workflows/:slug/preview', name: 'workflows.preview', requiresInference: true,
+      method: 'POST',
+      pattern: '/v1/workflows/:slug/preview',
+      name: 'workflows.preview',
+      requiresInference: true,
       handle: ({ account, params, body }) => {
         const definition = store.get(account, params.slug ?? '');
         const request = parseWorkflowRequest(previewWorkflowRequest, body ?? {});
@@ -176,7 +220,10 @@ export function workflowRoutes(store: WorkflowStore, now: () => number): Emulato
       },
     },
     {
-      method: 'DELETE', pattern: '/v1/workflows/:slug', name: 'workflows.delete', requiresInference: true,
+      method: 'DELETE',
+      pattern: '/v1/workflows/:slug',
+      name: 'workflows.delete',
+      requiresInference: true,
       handle: ({ account, params }) => ({ status: 200, json: shapeResponse(deleteWorkflowResponse, store.delete(account, params.slug ?? '')) }),
     },
   ];

@@ -10,8 +10,8 @@ export function workflowError(status: number, code: string, message: string): Em
   return error;
 }
 
-const isDate = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
-  && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const isDate = (value: string): boolean =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 /** Why `value` does not fit `variable`'s type, or undefined when it does. */
 function typeProblem(variable: VariableDefinition, value: unknown): string | undefined {
@@ -27,7 +27,9 @@ function typeProblem(variable: VariableDefinition, value: unknown): string | und
     case 'enum':
       return typeof value === 'string' && (variable.options ?? []).includes(value) ? undefined : `must be one of ${(variable.options ?? []).join(', ')}`;
     case 'array':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number') ? undefined : 'must be an array of strings or numbers';
+      return Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number')
+        ? undefined
+        : 'must be an array of strings or numbers';
     case 'date':
       return typeof value === 'string' && isDate(value) ? undefined : 'must be a date in YYYY-MM-DD form';
   }
@@ -37,7 +39,11 @@ function typeProblem(variable: VariableDefinition, value: unknown): string | und
  * Checks `params` against the typed variables: unknown names, missing required values and wrong
  * types are one 400 `invalid_workflow_params` naming every bad variable; defaults fill the gaps.
  */
-export function checkWorkflowParams(slug: string, variables: readonly VariableDefinition[], params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function checkWorkflowParams(
+  slug: string,
+  variables: readonly VariableDefinition[],
+  params: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const problems: string[] = [];
   const known = new Set(variables.map((variable) => variable.name));
   for (const name of Object.keys(params)) {
@@ -61,15 +67,24 @@ export function checkWorkflowParams(slug: string, variables: readonly VariableDe
 
 /** Replaces `{{name}}` with the variable's value (arrays joined with commas; absent optional ones empty). */
 export function renderTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
-  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
-    const value = values[name];
-    if (value === undefined || value === null) return '';
-    return Array.isArray(value) ? value.join(', ') : String(value);
-  }).replace(/[ \t]{2,}/g, ' ').trim();
+  return template
+    .replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
+      const value = values[name];
+      if (value === undefined || value === null) return '';
+      return Array.isArray(value) ? value.join(', ') : String(value);
+    })
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 }
 
 const WIRE_TYPES: Record<VariableDefinition['type'], NonNullable<WorkflowVariable['type']>> = {
-  string: 'text', number: 'number', integer: 'number', boolean: 'enum', enum: 'enum', array: 'text', date: 'date',
+  string: 'text',
+  number: 'number',
+  integer: 'number',
+  boolean: 'enum',
+  enum: 'enum',
+  array: 'text',
+  date: 'date',
 };
 
 /** A variable as the service shows it (the JS client's `WorkflowVariable`): `key`, `label`, `type`, `validation`. */
@@ -93,7 +108,7 @@ export function definitionOf(variable: WorkflowVariable): VariableDefinition {
     name: variable.key,
     type,
     required: variable.required === true,
-    ...(variable.label ?? variable.help ? { description: variable.label ?? variable.help } : {}),
+    ...((variable.label ?? variable.help) ? { description: variable.label ?? variable.help } : {}),
     ...(type === 'enum' && choices ? { options: [...choices] } : {}),
   };
 }

@@ -81,7 +81,11 @@ export function pickVersion(definition: WorkflowDefinition, version?: number): W
   if (version === undefined) return currentVersion(definition);
   const found = definition.versions.find((candidate) => candidate.version === version);
   if (!found) {
-    throw workflowError(404, 'workflow_version_not_found', `Workflow "${definition.slug}" has no version ${version} (versions: ${definition.versions.map((item) => item.version).join(', ')})`);
+    throw workflowError(
+      404,
+      'workflow_version_not_found',
+      `Workflow "${definition.slug}" has no version ${version} (versions: ${definition.versions.map((item) => item.version).join(', ')})`,
+    );
   }
   return found;
 }
@@ -95,7 +99,9 @@ export function resolveDefinition(definition: WorkflowDefinition, params: Readon
     input: renderTemplate(template.input, values),
     ...(template.research_strategy ? { research_strategy: renderTemplate(template.research_strategy, values) } : {}),
     ...(template.report_format ? { report_format: renderTemplate(template.report_format, values) } : {}),
-    ...(template.deliverables ? { deliverables: template.deliverables.map((item) => ({ type: item.type, description: renderTemplate(item.description, values) })) } : {}),
+    ...(template.deliverables
+      ? { deliverables: template.deliverables.map((item) => ({ type: item.type, description: renderTemplate(item.description, values) })) }
+      : {}),
     mode: chosen.recommended_mode,
     ...(template.tools ? { tools: { ...template.tools } } : {}),
     ...(template.output_formats ? { output_formats: structuredClone(template.output_formats) } : {}),
@@ -128,6 +134,11 @@ export function workflowStoreFor(account: Account): WorkflowStore {
  * Throws an `EmulatorHttpError` in the workflow error form: 404 `workflow_not_found`,
  * 404 `workflow_version_not_found`, 400 `invalid_workflow_params` naming each bad variable.
  */
-export function resolveWorkflowForTask(account: Account, workflowId: string, params: Readonly<Record<string, unknown>> = {}, version?: number): WorkflowResolution {
+export function resolveWorkflowForTask(
+  account: Account,
+  workflowId: string,
+  params: Readonly<Record<string, unknown>> = {},
+  version?: number,
+): WorkflowResolution {
   return resolveDefinition(workflowStoreFor(account).get(account, workflowId), params, version);
 }

@@ -4,8 +4,15 @@
  * for a `Worker.create` of your own, with `createActivities` from `research-pipelines/activities`.
  */
 export {
-  createWorkerOptions, openResearchService, runWorker, startEmbeddedEmulator, WORKER_SHUTDOWN_GRACE, WORKFLOW_INTERCEPTOR_MODULES,
-  type EmbeddedEmulatorStarter, type ResearchConnection, type RunWorkerOptions,
+  createWorkerOptions,
+  openResearchService,
+  runWorker,
+  startEmbeddedEmulator,
+  WORKER_SHUTDOWN_GRACE,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  type EmbeddedEmulatorStarter,
+  type ResearchConnection,
+  type RunWorkerOptions,
 } from '../worker';
 export { loadConfig, ConfigError, type Config } from '../config';
 export { createLogger, configSecrets, PinoTemporalLogger, type LoggerOptions } from '../logging';

@@ -10,7 +10,8 @@ import { IntakeError } from './errors';
 export function bearerAuthenticator(tokens: readonly string[]): (request: FastifyRequest) => Promise<void> {
   const digests = tokens.map(secretDigest);
   return async (request) => {
-    if (digests.length === 0) throw new IntakeError(401, 'the app-event routes are disabled: the intake has no bearer tokens configured (INTAKE_TOKENS)', 'unauthorized');
+    if (digests.length === 0)
+      throw new IntakeError(401, 'the app-event routes are disabled: the intake has no bearer tokens configured (INTAKE_TOKENS)', 'unauthorized');
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer ([\x21-\x7e]+)$/i.exec(header.trim()) : null;
     if (!match) throw new IntakeError(401, 'send Authorization: Bearer <token>', 'unauthorized');

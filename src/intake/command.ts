@@ -27,13 +27,23 @@ export async function runIntake(config: IntakeConfig, listen: ListenOptions): Pr
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFromConfig(config) });
   const tls = config.tls ? { cert: await readFile(config.tls.certFile), key: await readFile(config.tls.keyFile) } : undefined;
   const { app } = await buildIntake({
-    client, secrets: new FileWebhookSecretStore(config.webhookSecretDir), intakeKey: config.intakeKey, tokens: config.tokens,
-    pipelinesDir: config.pipelinesDir, taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace,
-    bodyLimitBytes: config.bodyLimitBytes, webhookToleranceSeconds: config.webhookToleranceSeconds,
-    ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}), ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}), ...(tls ? { tls } : {}),
+    client,
+    secrets: new FileWebhookSecretStore(config.webhookSecretDir),
+    intakeKey: config.intakeKey,
+    tokens: config.tokens,
+    pipelinesDir: config.pipelinesDir,
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.temporal.namespace,
+    bodyLimitBytes: config.bodyLimitBytes,
+    webhookToleranceSeconds: config.webhookToleranceSeconds,
+    ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    ...(tls ? { tls } : {}),
   });
   if (!tls && !LOOPBACK.test(listen.host)) {
-    app.log.warn(`listening on ${listen.host} without TLS: plain HTTP is for loopback development; give INTAKE_TLS_CERT and INTAKE_TLS_KEY or put a TLS proxy in front`);
+    app.log.warn(
+      `listening on ${listen.host} without TLS: plain HTTP is for loopback development; give INTAKE_TLS_CERT and INTAKE_TLS_KEY or put a TLS proxy in front`,
+    );
   }
   if (config.tokens.length === 0) app.log.warn('INTAKE_TOKENS is not set: the app-event routes refuse every request');
   const stop = () => void app.close();

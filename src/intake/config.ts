@@ -28,36 +28,56 @@ export interface IntakeConfig {
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 const text = (fallback: string) => optional(z.string().trim().min(1)).transform((value) => value ?? fallback);
-const whole = (rule: string, min: number, max: number) => z.string().regex(/^\d+$/, rule).transform(Number).pipe(z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+const whole = (rule: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, rule)
+    .transform(Number)
+    .pipe(z.int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const environment = z.object({
-  TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
-  INTAKE_KEY: z.string({ error: 'is required (the same key as the worker\'s; e.g. openssl rand -hex 32)' }).pipe(intakeKey),
-  INTAKE_TOKENS: optional(z.string().transform((value) => value.split(',').map((token) => token.trim()).filter(Boolean))
-    .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters')))),
-  WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
-  INTAKE_PIPELINES_DIR: text('./pipelines'),
-  INTAKE_BODY_LIMIT_BYTES: optional(whole('must be a whole number of bytes', 1024, 64 * 1024 * 1024)),
-  INTAKE_WEBHOOK_TOLERANCE_SECONDS: optional(whole('must be a whole number of seconds', 1, 3600)),
-  INTAKE_TLS_CERT: optional(z.string().trim().min(1)),
-  INTAKE_TLS_KEY: optional(z.string().trim().min(1)),
-  TEMPORAL_UI_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:8233' })),
-  INTAKE_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://intake.example.com' })),
-  PAYLOAD_CODEC_KEYS: optional(z.string()),
-  PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
-}).superRefine((env, ctx) => {
-  if (env.PAYLOAD_CODEC_KEYS) {
-    try {
-      parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
-    } catch (error) {
-      if (!(error instanceof CodecKeyConfigError)) throw error;
-      ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
+const environment = z
+  .object({
+    TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
+    INTAKE_KEY: z.string({ error: "is required (the same key as the worker's; e.g. openssl rand -hex 32)" }).pipe(intakeKey),
+    INTAKE_TOKENS: optional(
+      z
+        .string()
+        .transform((value) =>
+          value
+            .split(',')
+            .map((token) => token.trim())
+            .filter(Boolean),
+        )
+        .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters'))),
+    ),
+    WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+    INTAKE_PIPELINES_DIR: text('./pipelines'),
+    INTAKE_BODY_LIMIT_BYTES: optional(whole('must be a whole number of bytes', 1024, 64 * 1024 * 1024)),
+    INTAKE_WEBHOOK_TOLERANCE_SECONDS: optional(whole('must be a whole number of seconds', 1, 3600)),
+    INTAKE_TLS_CERT: optional(z.string().trim().min(1)),
+    INTAKE_TLS_KEY: optional(z.string().trim().min(1)),
+    TEMPORAL_UI_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:8233' })),
+    INTAKE_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://intake.example.com' })),
+    PAYLOAD_CODEC_KEYS: optional(z.string()),
+    PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
+  })
+  .superRefine((env, ctx) => {
+    if (env.PAYLOAD_CODEC_KEYS) {
+      try {
+        parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
+      } catch (error) {
+        if (!(error instanceof CodecKeyConfigError)) throw error;
+        ctx.addIssue({ code: 'custom', path: [error.variable], message: error.message });
+      }
     }
-  }
-  if (Boolean(env.INTAKE_TLS_CERT) !== Boolean(env.INTAKE_TLS_KEY)) {
-    ctx.addIssue({ code: 'custom', path: [env.INTAKE_TLS_CERT ? 'INTAKE_TLS_KEY' : 'INTAKE_TLS_CERT'], message: 'INTAKE_TLS_CERT and INTAKE_TLS_KEY go together: give both or neither' });
-  }
-});
+    if (Boolean(env.INTAKE_TLS_CERT) !== Boolean(env.INTAKE_TLS_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.INTAKE_TLS_CERT ? 'INTAKE_TLS_KEY' : 'INTAKE_TLS_CERT'],
+        message: 'INTAKE_TLS_CERT and INTAKE_TLS_KEY go together: give both or neither',
+      });
+    }
+  });
 
 /** Default body limit: webhooks and app events are small. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -86,7 +106,8 @@ export function loadIntakeConfig(env: Record<string, string | undefined> = proce
   };
   Object.defineProperty(config, 'intakeKey', { value: vars.INTAKE_KEY, enumerable: false });
   // The worker's keys: the intake writes run inputs and signals into the same (encrypted) histories and reads them back.
-  if (vars.PAYLOAD_CODEC_KEYS) Object.defineProperty(config, 'codec', { value: parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID), enumerable: false });
+  if (vars.PAYLOAD_CODEC_KEYS)
+    Object.defineProperty(config, 'codec', { value: parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID), enumerable: false });
   Object.defineProperty(config, 'tokens', { value: vars.INTAKE_TOKENS ?? [], enumerable: false });
   return config as IntakeConfig;
 }

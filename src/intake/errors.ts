@@ -12,15 +12,26 @@ export interface Issue {
 }
 
 /** The JSON body of every error answer. */
-export const errorBody = z.object({
-  error: z.string().describe('what went wrong, in a sentence'),
-  code: z.string().optional().describe('a stable code for programs'),
-  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('each field that broke a rule'),
-}).meta({ id: 'Error' });
+export const errorBody = z
+  .object({
+    error: z.string().describe('what went wrong, in a sentence'),
+    code: z.string().optional().describe('a stable code for programs'),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('each field that broke a rule'),
+  })
+  .meta({ id: 'Error' });
 
 /** An error answer of the intake: status, message, a stable code and the fields at fault. */
 export class IntakeError extends Error {
-  constructor(readonly statusCode: number, message: string, readonly code: string, readonly issues?: readonly Issue[], options?: { cause?: unknown }) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code: string,
+    readonly issues?: readonly Issue[],
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'IntakeError';
   }
@@ -28,7 +39,12 @@ export class IntakeError extends Error {
 
 /** gRPC status codes that no retry fixes: Temporal refused the request itself (its configuration, permissions or the request). */
 const PERMANENT_GRPC_CODES: Readonly<Record<number, string>> = {
-  3: 'invalid argument', 5: 'not found', 7: 'permission denied', 9: 'failed precondition', 12: 'not implemented', 16: 'not authenticated',
+  3: 'invalid argument',
+  5: 'not found',
+  7: 'permission denied',
+  9: 'failed precondition',
+  12: 'not implemented',
+  16: 'not authenticated',
 };
 
 /** The gRPC status code of a Temporal client error, if it carries one. */
@@ -49,12 +65,17 @@ export async function callTemporal<T>(client: Client, timeoutMs: number, notFoun
     return await client.withDeadline(Date.now() + timeoutMs, call);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new IntakeError(404, notFound, 'workflow_not_found');
-    if (error instanceof NamespaceNotFoundError) throw new IntakeError(500, `Temporal refused the request (namespace "${error.namespace}" not found); see the intake log`, 'temporal_refused', undefined, { cause: error });
+    if (error instanceof NamespaceNotFoundError)
+      throw new IntakeError(500, `Temporal refused the request (namespace "${error.namespace}" not found); see the intake log`, 'temporal_refused', undefined, {
+        cause: error,
+      });
     const code = grpcCode(error);
     // A refusal no retry fixes (a missing namespace or search attribute, no permission) is the intake's
     // own fault: 500 with the reason in the log, not "try later".
     if ((error instanceof ServiceError || isGrpcServiceError(error)) && code !== undefined && PERMANENT_GRPC_CODES[code]) {
-      throw new IntakeError(500, `Temporal refused the request (${PERMANENT_GRPC_CODES[code]}); see the intake log`, 'temporal_refused', undefined, { cause: error });
+      throw new IntakeError(500, `Temporal refused the request (${PERMANENT_GRPC_CODES[code]}); see the intake log`, 'temporal_refused', undefined, {
+        cause: error,
+      });
     }
     if (error instanceof ServiceError || isGrpcServiceError(error) || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
       throw new IntakeError(503, 'Temporal is unreachable or did not answer in time; try again later', 'temporal_unavailable');
@@ -77,8 +98,13 @@ export function installErrorHandler(app: FastifyInstance, metrics: IntakeMetrics
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
       if (request.routeOptions.url?.startsWith('/webhooks/')) metrics.record({ ok: false, reason: 'bad_body' });
-      const issues = error.validation.map((issue) => ({ path: [error.validationContext, ...issue.instancePath.split('/').filter(Boolean)].join('.'), message: issue.message }));
-      return reply.status(400).send({ error: `invalid request: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, code: 'invalid_request', issues });
+      const issues = error.validation.map((issue) => ({
+        path: [error.validationContext, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
+        message: issue.message,
+      }));
+      return reply
+        .status(400)
+        .send({ error: `invalid request: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, code: 'invalid_request', issues });
     }
     if (error instanceof IntakeError) {
       if (error.statusCode >= 500 && error.cause !== undefined) request.log.error({ err: error.cause }, error.message);
@@ -95,5 +121,10 @@ export function installErrorHandler(app: FastifyInstance, metrics: IntakeMetrics
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({ error: 'internal error; see the intake log', code: 'internal' });
   });
-  app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]!.replace(/(\/webhooks\/research\/[^/]+\/)[^/]+/, '$1[token]')}`, code: 'no_route' }));
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({
+      error: `no route ${request.method} ${request.url.split('?')[0]!.replace(/(\/webhooks\/research\/[^/]+\/)[^/]+/, '$1[token]')}`,
+      code: 'no_route',
+    }),
+  );
 }

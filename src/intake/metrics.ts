@@ -2,8 +2,7 @@ import { Counter, Registry } from 'prom-client';
 
 /** Why the intake turned a webhook delivery away (the signature reasons of `verifyWebhookSignature`, and the intake's own). */
 export type WebhookRejection =
-  | 'missing' | 'malformed_signature' | 'malformed_timestamp' | 'stale_timestamp' | 'mismatch'
-  | 'route_token' | 'unknown_secret' | 'bad_body';
+  'missing' | 'malformed_signature' | 'malformed_timestamp' | 'stale_timestamp' | 'mismatch' | 'route_token' | 'unknown_secret' | 'bad_body';
 
 /** Outcome of one webhook delivery as the metrics count it. */
 export type WebhookOutcome = { ok: true; duplicate?: boolean } | { ok: false; reason: WebhookRejection };

@@ -14,7 +14,13 @@ export const PIPELINE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 export async function loadNamedPipeline(dir: string, name: string): Promise<LoadedPipeline> {
   for (const extension of ['.yaml', '.yml']) {
     const file = path.join(path.resolve(dir), `${name}${extension}`);
-    if (!(await access(file).then(() => true, () => false))) continue;
+    if (
+      !(await access(file).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     let loaded: LoadedPipeline;
     try {
       loaded = await loadPipelineDefinition(file);
@@ -22,7 +28,12 @@ export async function loadNamedPipeline(dir: string, name: string): Promise<Load
       if (error instanceof PipelineDefinitionError) throw new IntakeError(500, `pipeline definition ${name} is invalid:\n${error.message}`, 'pipeline_invalid');
       throw error;
     }
-    if (loaded.definition.name !== name) throw new IntakeError(500, `pipeline file ${name}${extension} names the pipeline "${loaded.definition.name}"; the file name and the name must agree`, 'pipeline_invalid');
+    if (loaded.definition.name !== name)
+      throw new IntakeError(
+        500,
+        `pipeline file ${name}${extension} names the pipeline "${loaded.definition.name}"; the file name and the name must agree`,
+        'pipeline_invalid',
+      );
     return loaded;
   }
   throw new IntakeError(404, `no pipeline named ${name} in the intake's pipelines directory`, 'pipeline_not_found');

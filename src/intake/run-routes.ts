@@ -25,34 +25,44 @@ export interface RunRouteOptions {
 }
 
 const key = (what: string) => z.string().regex(ITEM_KEY_PATTERN, `must be ${ITEM_KEY_RULE}`).describe(what);
-const pipelineName = z.string().regex(PIPELINE_NAME_PATTERN, 'must be a pipeline name: letters, digits, _ and -').describe('the pipeline (its file in the pipelines directory)');
+const pipelineName = z
+  .string()
+  .regex(PIPELINE_NAME_PATTERN, 'must be a pipeline name: letters, digits, _ and -')
+  .describe('the pipeline (its file in the pipelines directory)');
 const runParams = z.object({ pipeline: pipelineName, runKey: key('the run key (the Idempotency-Key that started it)') });
 const auth = z.object({ authorization: z.string().optional().describe('Bearer <token>') });
 
-const startBody = z.strictObject({
-  params: z.record(z.string(), parameterValue).optional().describe('parameter values by name (the definition\'s parameters)'),
-}).meta({ id: 'StartRun' });
+const startBody = z
+  .strictObject({
+    params: z.record(z.string(), parameterValue).optional().describe("parameter values by name (the definition's parameters)"),
+  })
+  .meta({ id: 'StartRun' });
 
-const runLinks = z.object({
-  workflowId: z.string(),
-  pipeline: z.string(),
-  runKey: z.string(),
-  started: z.boolean().describe('true: a new run (201); false: the run this key already had (200)'),
-  statusUrl: z.string().describe('GET it for progress: absolute from INTAKE_PUBLIC_URL, else a path on this intake'),
-  temporalUiUrl: z.string().optional().describe('the run in the Temporal UI, when TEMPORAL_UI_URL is configured'),
-}).meta({ id: 'RunStarted' });
+const runLinks = z
+  .object({
+    workflowId: z.string(),
+    pipeline: z.string(),
+    runKey: z.string(),
+    started: z.boolean().describe('true: a new run (201); false: the run this key already had (200)'),
+    statusUrl: z.string().describe('GET it for progress: absolute from INTAKE_PUBLIC_URL, else a path on this intake'),
+    temporalUiUrl: z.string().optional().describe('the run in the Temporal UI, when TEMPORAL_UI_URL is configured'),
+  })
+  .meta({ id: 'RunStarted' });
 
 // The workflow's own envelope, with no fields beside it: the item's workflow checks the response's shape.
 const checkpointBody = checkpointAnswer.strict().meta({ id: 'CheckpointAnswer' });
 
-const runState = z.looseObject({
-  pipeline: z.string(),
-  runKey: z.string(),
-  phase: z.string().describe('running, waiting_for_budget, paused, completed, failed, cancelled, ...'),
-  counts: z.unknown().describe('numbers: read, completed, failed, running, reused, cancelled, skipped'),
-  ledger: z.unknown().describe('spentUsd, reservedUsd, budgetUsd'),
-  waitingOnCheckpoint: z.array(z.string()).optional().describe('items whose research task waits at a checkpoint (absent where visibility cannot tell)'),
-}).describe('the pipelineRunState query, with waitingOnCheckpoint').meta({ id: 'RunProgress' });
+const runState = z
+  .looseObject({
+    pipeline: z.string(),
+    runKey: z.string(),
+    phase: z.string().describe('running, waiting_for_budget, paused, completed, failed, cancelled, ...'),
+    counts: z.unknown().describe('numbers: read, completed, failed, running, reused, cancelled, skipped'),
+    ledger: z.unknown().describe('spentUsd, reservedUsd, budgetUsd'),
+    waitingOnCheckpoint: z.array(z.string()).optional().describe('items whose research task waits at a checkpoint (absent where visibility cannot tell)'),
+  })
+  .describe('the pipelineRunState query, with waitingOnCheckpoint')
+  .meta({ id: 'RunProgress' });
 
 const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 413: errorBody, 415: errorBody, 503: errorBody };
 
@@ -65,71 +75,110 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
   app.addHook('onRequest', bearerAuthenticator(options.tokens));
   const security = [{ bearer: [] }];
 
-  app.post('/pipelines/:pipeline/runs', {
-    schema: {
-      summary: 'Start a pipeline run (one run per Idempotency-Key, ever)', tags: ['runs'], security,
-      params: z.object({ pipeline: pipelineName }),
-      headers: auth.extend({ 'idempotency-key': key('one run per key: a repeated event starts nothing twice') }),
-      body: startBody.optional(),
-      response: { 200: runLinks, 201: runLinks, 422: errorBody, ...errors },
+  app.post(
+    '/pipelines/:pipeline/runs',
+    {
+      schema: {
+        summary: 'Start a pipeline run (one run per Idempotency-Key, ever)',
+        tags: ['runs'],
+        security,
+        params: z.object({ pipeline: pipelineName }),
+        headers: auth.extend({ 'idempotency-key': key('one run per key: a repeated event starts nothing twice') }),
+        body: startBody.optional(),
+        response: { 200: runLinks, 201: runLinks, 422: errorBody, ...errors },
+      },
     },
-  }, async (request, reply) => {
-    const { pipeline } = request.params;
-    const runKey = request.headers['idempotency-key'];
-    const loaded = await loadNamedPipeline(options.pipelinesDir, pipeline);
-    let started;
-    try {
-      started = await callTemporal(client, timeoutMs, `pipeline ${pipeline}`, () => startPipeline(client, loaded, request.body?.params ?? {}, { runKey, taskQueue: options.taskQueue }));
-    } catch (error) {
-      if (error instanceof RunKeyConflictError) throw new IntakeError(409, error.message, 'run_key_conflict', error.differing.map((name) => ({ path: `body.params.${name}`, message: 'differs from the run this key started' })));
-      if (!(error instanceof ParameterError)) throw error;
-      const issues = error.problems.map((problem) => {
-        const name = /^parameter ([^:]+):/.exec(problem)?.[1] ?? /^unknown parameter "([^"]+)"/.exec(problem)?.[1];
-        return { path: name ? `body.params.${name}` : 'body.params', message: problem };
-      });
-      throw new IntakeError(422, `the parameters do not fit pipeline ${pipeline}: ${error.problems.join('; ')}`, 'invalid_parameters', issues);
-    }
-    const links = linksOf(options, pipeline, runKey, started.workflowId);
-    reply.header('location', links.statusUrl);
-    return reply.status(started.started ? 201 : 200).send({ ...links, started: started.started });
-  });
-
-  app.get('/pipelines/:pipeline/runs/:runKey', {
-    schema: { summary: 'A run\'s status and progress', tags: ['runs'], security, params: runParams, headers: auth, response: { 200: runState, ...errors } },
-  }, async (request) => {
-    const { pipeline, runKey } = request.params;
-    const progress = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}`, () => runProgress(client, pipeline, runKey));
-    return { ...progress };
-  });
-
-  app.post('/pipelines/:pipeline/runs/:runKey/cancel', {
-    schema: {
-      summary: 'Cancel a run (or one item\'s research task)', tags: ['runs'], security, params: runParams, headers: auth,
-      body: z.strictObject({ item: key('cancel only this item\'s research task').optional() }).optional(),
-      response: { 202: z.object({ cancelRequested: z.string().describe('the workflow id') }), ...errors },
+    async (request, reply) => {
+      const { pipeline } = request.params;
+      const runKey = request.headers['idempotency-key'];
+      const loaded = await loadNamedPipeline(options.pipelinesDir, pipeline);
+      let started;
+      try {
+        started = await callTemporal(client, timeoutMs, `pipeline ${pipeline}`, () =>
+          startPipeline(client, loaded, request.body?.params ?? {}, { runKey, taskQueue: options.taskQueue }),
+        );
+      } catch (error) {
+        if (error instanceof RunKeyConflictError)
+          throw new IntakeError(
+            409,
+            error.message,
+            'run_key_conflict',
+            error.differing.map((name) => ({ path: `body.params.${name}`, message: 'differs from the run this key started' })),
+          );
+        if (!(error instanceof ParameterError)) throw error;
+        const issues = error.problems.map((problem) => {
+          const name = /^parameter ([^:]+):/.exec(problem)?.[1] ?? /^unknown parameter "([^"]+)"/.exec(problem)?.[1];
+          return { path: name ? `body.params.${name}` : 'body.params', message: problem };
+        });
+        throw new IntakeError(422, `the parameters do not fit pipeline ${pipeline}: ${error.problems.join('; ')}`, 'invalid_parameters', issues);
+      }
+      const links = linksOf(options, pipeline, runKey, started.workflowId);
+      reply.header('location', links.statusUrl);
+      return reply.status(started.started ? 201 : 200).send({ ...links, started: started.started });
     },
-  }, async (request, reply) => {
-    const { pipeline, runKey } = request.params;
-    const item = request.body?.item;
-    const workflowId = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}${item ? ` item ${item}` : ''}`, () => cancelRun(client, pipeline, runKey, item));
-    return reply.status(202).send({ cancelRequested: workflowId });
-  });
+  );
 
-  app.post('/pipelines/:pipeline/runs/:runKey/items/:item/checkpoint', {
-    schema: {
-      summary: 'Answer the checkpoint an item\'s research task waits at', tags: ['runs'], security,
-      params: runParams.extend({ item: key('the item key') }), headers: auth, body: checkpointBody,
-      response: { 200: z.object({ accepted: z.literal(true), interactionId: z.string() }), 409: errorBody, ...errors },
+  app.get(
+    '/pipelines/:pipeline/runs/:runKey',
+    {
+      schema: { summary: "A run's status and progress", tags: ['runs'], security, params: runParams, headers: auth, response: { 200: runState, ...errors } },
     },
-  }, async (request) => {
-    const { pipeline, runKey, item } = request.params;
-    try {
-      return await callTemporal(client, timeoutMs, `no item ${item} in run ${pipeline}/${runKey}`, () => answerItemCheckpoint(client, pipeline, runKey, item, { interactionId: request.body.interactionId, response: request.body.response as never }));
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new IntakeError(409, `answer refused: ${error.cause?.message ?? error.message}`, 'answer_refused');
-      throw error;
-    }
-  });
+    async (request) => {
+      const { pipeline, runKey } = request.params;
+      const progress = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}`, () => runProgress(client, pipeline, runKey));
+      return { ...progress };
+    },
+  );
+
+  app.post(
+    '/pipelines/:pipeline/runs/:runKey/cancel',
+    {
+      schema: {
+        summary: "Cancel a run (or one item's research task)",
+        tags: ['runs'],
+        security,
+        params: runParams,
+        headers: auth,
+        body: z.strictObject({ item: key("cancel only this item's research task").optional() }).optional(),
+        response: { 202: z.object({ cancelRequested: z.string().describe('the workflow id') }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { pipeline, runKey } = request.params;
+      const item = request.body?.item;
+      const workflowId = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}${item ? ` item ${item}` : ''}`, () =>
+        cancelRun(client, pipeline, runKey, item),
+      );
+      return reply.status(202).send({ cancelRequested: workflowId });
+    },
+  );
+
+  app.post(
+    '/pipelines/:pipeline/runs/:runKey/items/:item/checkpoint',
+    {
+      schema: {
+        summary: "Answer the checkpoint an item's research task waits at",
+        tags: ['runs'],
+        security,
+        params: runParams.extend({ item: key('the item key') }),
+        headers: auth,
+        body: checkpointBody,
+        response: { 200: z.object({ accepted: z.literal(true), interactionId: z.string() }), 409: errorBody, ...errors },
+      },
+    },
+    async (request) => {
+      const { pipeline, runKey, item } = request.params;
+      try {
+        return await callTemporal(client, timeoutMs, `no item ${item} in run ${pipeline}/${runKey}`, () =>
+          answerItemCheckpoint(client, pipeline, runKey, item, { interactionId: request.body.interactionId, response: request.body.response as never }),
+        );
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError)
+          throw new IntakeError(409, `answer refused: ${error.cause?.message ?? error.message}`, 'answer_refused');
+        throw error;
+      }
+    },
+  );
 };
 
 /**
@@ -139,6 +188,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
  */
 function linksOf(options: RunRouteOptions, pipeline: string, runKey: string, workflowId: string) {
   const statusUrl = `${options.publicUrl ?? ''}/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runKey)}`;
-  const ui = options.temporalUiUrl ? { temporalUiUrl: `${options.temporalUiUrl}/namespaces/${encodeURIComponent(options.namespace)}/workflows/${encodeURIComponent(workflowId)}` } : {};
+  const ui = options.temporalUiUrl
+    ? { temporalUiUrl: `${options.temporalUiUrl}/namespaces/${encodeURIComponent(options.namespace)}/workflows/${encodeURIComponent(workflowId)}` }
+    : {};
   return { workflowId, pipeline, runKey, statusUrl, ...ui };
 }

@@ -81,9 +81,16 @@ export function maskedUrl(url: string): string {
 /** JSON logs (pino) with authorization headers, webhook signatures and URL tokens redacted. */
 export const intakeLoggerOptions = {
   level: 'info',
-  redact: { paths: ['req.headers.authorization', 'req.headers["x-webhook-signature"]', 'req.headers.cookie', 'headers.authorization', 'headers["x-webhook-signature"]'], censor: '[redacted]' },
+  redact: {
+    paths: ['req.headers.authorization', 'req.headers["x-webhook-signature"]', 'req.headers.cookie', 'headers.authorization', 'headers["x-webhook-signature"]'],
+    censor: '[redacted]',
+  },
   serializers: {
-    req: (request: { method: string; url: string; ip?: string; headers?: Record<string, unknown> }) => ({ method: request.method, url: maskedUrl(request.url), remoteAddress: request.ip }),
+    req: (request: { method: string; url: string; ip?: string; headers?: Record<string, unknown> }) => ({
+      method: request.method,
+      url: maskedUrl(request.url),
+      remoteAddress: request.ip,
+    }),
   },
 };
 
@@ -100,7 +107,10 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
     connectionTimeout: 60_000,
     // Errors raised before routing (a path segment too long, a bad URL) quote the path, route token and all.
     frameworkErrors: (error: { code?: string }, _request: unknown, reply: { status(code: number): { send(body: unknown): void } }) => {
-      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') reply.status(414).send({ error: `a path segment is longer than ${MAX_PARAM_LENGTH} characters (no workflow id or route token is)`, code: 'path_too_long' });
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+        reply
+          .status(414)
+          .send({ error: `a path segment is longer than ${MAX_PARAM_LENGTH} characters (no workflow id or route token is)`, code: 'path_too_long' });
       else reply.status(400).send({ error: 'the request URL is malformed', code: 'bad_url' });
     },
     ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
@@ -115,13 +125,18 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
   // JSON is parsed by fastify's own (prototype-poisoning safe) parser; the bytes are kept for signatures.
   // Its declared type joins the callback and the promise forms; it is the callback form (it calls `done` before it
   // returns), so nothing is left pending.
-  const parseJson = app.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, body: string, done: (error: Error | null, body?: unknown) => void) => void;
+  const parseJson = app.getDefaultJsonParser('error', 'error') as (
+    request: FastifyRequest,
+    body: string,
+    done: (error: Error | null, body?: unknown) => void,
+  ) => void;
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     request.rawBody = body as Buffer;
     const text = (body as Buffer).toString('utf8');
     // Schemas walk nested values recursively: refuse deep nesting before anything recurses into it.
-    if (jsonDepthOver(text, MAX_JSON_DEPTH)) return done(Object.assign(new Error(`the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
+    if (jsonDepthOver(text, MAX_JSON_DEPTH))
+      return done(Object.assign(new Error(`the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
     parseJson(request, text, done);
   });
 
@@ -138,44 +153,73 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
 
   const temporalTimeoutMs = options.temporalTimeoutMs ?? 5_000;
   await app.register(webhookRoutes, {
-    client: options.client, secrets: options.secrets, intakeKey: options.intakeKey, metrics,
-    toleranceSeconds: options.webhookToleranceSeconds ?? 300, signalTimeoutMs: temporalTimeoutMs, now: options.now ?? Date.now,
+    client: options.client,
+    secrets: options.secrets,
+    intakeKey: options.intakeKey,
+    metrics,
+    toleranceSeconds: options.webhookToleranceSeconds ?? 300,
+    signalTimeoutMs: temporalTimeoutMs,
+    now: options.now ?? Date.now,
   });
   await app.register(runRoutes, {
-    client: options.client, tokens: options.tokens, pipelinesDir: options.pipelinesDir, taskQueue: options.taskQueue,
-    namespace: options.namespace, timeoutMs: temporalTimeoutMs, ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}), ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, '') } : {}),
+    client: options.client,
+    tokens: options.tokens,
+    pipelinesDir: options.pipelinesDir,
+    taskQueue: options.taskQueue,
+    namespace: options.namespace,
+    timeoutMs: temporalTimeoutMs,
+    ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, '') } : {}),
   });
 
   const ok = z.object({ status: z.literal('ok') });
   app.get('/healthz', { schema: { summary: 'The process is up', tags: ['health'], response: { 200: ok } } }, async () => ({ status: 'ok' as const }));
-  app.get('/readyz', {
-    schema: { summary: 'Temporal is reachable with what requests need: the namespace and the search attributes runs are started with (503 otherwise, naming what is missing)', tags: ['health'], response: { 200: ok, 503: errorBody } },
-  }, async (request, reply) => {
-    const { client } = options;
-    const namespace = client.options.namespace;
-    const deadline = Date.now() + Math.min(temporalTimeoutMs, 2_000);
-    try {
-      await client.withDeadline(deadline, () => client.workflowService.describeNamespace({ namespace }));
-    } catch (error) {
-      const code = grpcCode(error);
-      if (code === 5) return reply.status(503).send({ error: `Temporal has no namespace "${namespace}"`, code: 'temporal_not_ready' });
-      if (code === 7 || code === 16) return reply.status(503).send({ error: `the intake may not use namespace "${namespace}" (permission denied)`, code: 'temporal_not_ready' });
-      request.log.warn({ err: error }, 'readiness: Temporal is not reachable');
-      return reply.status(503).send({ error: 'Temporal is not reachable', code: 'temporal_unavailable' });
-    }
-    try {
-      const { customAttributes } = await client.withDeadline(deadline, () => client.connection.operatorService.listSearchAttributes({ namespace }));
-      const missing = [ResearchPipelineKey.name].filter((name) => (customAttributes ?? {})[name] === undefined);
-      if (missing.length > 0) return reply.status(503).send({ error: `namespace "${namespace}" lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs are started with (rp register-search-attributes adds them)`, code: 'temporal_not_ready' });
-    } catch (error) {
-      // Listing needs operator rights the intake may lack: the namespace answered, which is what requests need most.
-      request.log.debug({ err: error }, 'readiness: search attributes could not be listed');
-    }
-    return { status: 'ok' as const };
-  });
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics (webhook verifications by outcome and reason)', tags: ['health'], produces: ['text/plain'] } }, async (_request, reply) => {
-    return reply.type(metrics.registry.contentType).send(await metrics.text());
-  });
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary:
+          'Temporal is reachable with what requests need: the namespace and the search attributes runs are started with (503 otherwise, naming what is missing)',
+        tags: ['health'],
+        response: { 200: ok, 503: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const { client } = options;
+      const namespace = client.options.namespace;
+      const deadline = Date.now() + Math.min(temporalTimeoutMs, 2_000);
+      try {
+        await client.withDeadline(deadline, () => client.workflowService.describeNamespace({ namespace }));
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === 5) return reply.status(503).send({ error: `Temporal has no namespace "${namespace}"`, code: 'temporal_not_ready' });
+        if (code === 7 || code === 16)
+          return reply.status(503).send({ error: `the intake may not use namespace "${namespace}" (permission denied)`, code: 'temporal_not_ready' });
+        request.log.warn({ err: error }, 'readiness: Temporal is not reachable');
+        return reply.status(503).send({ error: 'Temporal is not reachable', code: 'temporal_unavailable' });
+      }
+      try {
+        const { customAttributes } = await client.withDeadline(deadline, () => client.connection.operatorService.listSearchAttributes({ namespace }));
+        const missing = [ResearchPipelineKey.name].filter((name) => (customAttributes ?? {})[name] === undefined);
+        if (missing.length > 0)
+          return reply.status(503).send({
+            error: `namespace "${namespace}" lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs are started with (rp register-search-attributes adds them)`,
+            code: 'temporal_not_ready',
+          });
+      } catch (error) {
+        // Listing needs operator rights the intake may lack: the namespace answered, which is what requests need most.
+        request.log.debug({ err: error }, 'readiness: search attributes could not be listed');
+      }
+      return { status: 'ok' as const };
+    },
+  );
+  app.get(
+    '/metrics',
+    { schema: { summary: 'Prometheus metrics (webhook verifications by outcome and reason)', tags: ['health'], produces: ['text/plain'] } },
+    async (_request, reply) => {
+      return reply.type(metrics.registry.contentType).send(await metrics.text());
+    },
+  );
   app.get('/openapi.json', { schema: { summary: 'This document', tags: ['health'] } }, async () => app.swagger());
   return { app, metrics };
 }

@@ -34,7 +34,8 @@ async function signalOnce(client: Client, workflowId: string, notice: WebhookNot
     });
   } catch (error) {
     // Not found is the workflow's absence (closed runs cannot take signals either); a missing namespace is not.
-    if (grpcCode(error) === 5 && !/namespace/i.test((error as Error).message)) throw new WorkflowNotFoundError(`no workflow ${workflowId}`, workflowId, undefined);
+    if (grpcCode(error) === 5 && !/namespace/i.test((error as Error).message))
+      throw new WorkflowNotFoundError(`no workflow ${workflowId}`, workflowId, undefined);
     throw error;
   }
 }
@@ -52,17 +53,25 @@ export interface WebhookRouteOptions {
 }
 
 /** The part of a task or batch completion webhook the intake reads; the rest is the service's and passes untouched. */
-const webhookPayload = z.looseObject({
-  deepresearch_id: z.string().min(1).max(200).optional(),
-  batch_id: z.string().min(1).max(200).optional(),
-  status: z.string().min(1).max(100).optional(),
-  delivery_id: z.string().min(1).max(200).optional().describe('stable across the service\'s retries and duplicates of one delivery, when it sends one'),
-}).refine((body) => body.deepresearch_id !== undefined || body.batch_id !== undefined, { message: 'needs deepresearch_id (a task) or batch_id (a batch)', path: ['deepresearch_id'] })
+const webhookPayload = z
+  .looseObject({
+    deepresearch_id: z.string().min(1).max(200).optional(),
+    batch_id: z.string().min(1).max(200).optional(),
+    status: z.string().min(1).max(100).optional(),
+    delivery_id: z.string().min(1).max(200).optional().describe("stable across the service's retries and duplicates of one delivery, when it sends one"),
+  })
+  .refine((body) => body.deepresearch_id !== undefined || body.batch_id !== undefined, {
+    message: 'needs deepresearch_id (a task) or batch_id (a batch)',
+    path: ['deepresearch_id'],
+  })
   .meta({ id: 'ServiceWebhook', description: 'A completion webhook of the research service (task or batch)' });
 
 const params = z.object({
   workflowId: z.string().min(1).max(1000).describe('the workflow the delivery is for (URL-encoded)'),
-  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the 43-character route token of the webhook URL').describe('route token: base64url HMAC-SHA256(intake key, workflow id)'),
+  token: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be the 43-character route token of the webhook URL')
+    .describe('route token: base64url HMAC-SHA256(intake key, workflow id)'),
 });
 
 const headers = z.object({
@@ -70,10 +79,12 @@ const headers = z.object({
   'x-webhook-timestamp': z.string().optional().describe('Unix seconds'),
 });
 
-const accepted = z.object({
-  delivered: z.boolean().describe('true: the workflow was signalled; false: a duplicate already delivered, or the workflow has closed'),
-  workflowId: z.string(),
-}).meta({ id: 'WebhookAccepted' });
+const accepted = z
+  .object({
+    delivered: z.boolean().describe('true: the workflow was signalled; false: a duplicate already delivered, or the workflow has closed'),
+    workflowId: z.string(),
+  })
+  .meta({ id: 'WebhookAccepted' });
 
 const rejectionText: Record<WebhookRejection, string> = {
   missing: 'the X-Webhook-Signature or X-Webhook-Timestamp header is missing',
@@ -105,52 +116,68 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     return reply.code(status).send({ error: `webhook rejected: ${rejectionText[reason]}`, code: `webhook_${reason}` });
   };
 
-  app.post('/webhooks/research/:workflowId/:token', {
-    schema: {
-      summary: 'Service completion webhook for a research task or batch workflow',
-      tags: ['webhooks'],
-      params,
-      headers,
-      body: webhookPayload,
-      response: { 200: accepted, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 413: errorBody, 415: errorBody, 503: errorBody },
+  app.post(
+    '/webhooks/research/:workflowId/:token',
+    {
+      schema: {
+        summary: 'Service completion webhook for a research task or batch workflow',
+        tags: ['webhooks'],
+        params,
+        headers,
+        body: webhookPayload,
+        response: { 200: accepted, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 413: errorBody, 415: errorBody, 503: errorBody },
+      },
     },
-  }, async (request, reply) => {
-    const { workflowId, token } = request.params;
-    if (!webhookRouteTokenMatches(intakeKey, workflowId, token)) return reject(reply, 'route_token', 403);
-    const body = request.body;
-    const id = body.deepresearch_id ?? body.batch_id!;
-    const secret = await secrets.get(id);
-    if (!secret) return reject(reply, 'unknown_secret');
-    const signature = request.headers['x-webhook-signature'];
-    const timestamp = request.headers['x-webhook-timestamp'];
-    const at = now();
-    const verdict = verifyWebhookSignature({ secret, signature, timestamp, body: request.rawBody ?? '', toleranceSeconds: options.toleranceSeconds, now: at });
-    if (!verdict.ok) return reject(reply, verdict.reason);
-    // A delivery id (signed, stable across retries) names a duplicate best; without one, the exact signature
-    // does. Keyed by workflow too: only a repeat to the same workflow is a duplicate.
-    const seen = `${workflowId}\n${body.delivery_id ? `id:${body.delivery_id}` : `sig:${signature!}`}`;
-    if (delivered.has(seen)) {
-      metrics.record({ ok: true, duplicate: true });
-      return { delivered: false, workflowId };
-    }
-    const notice: WebhookNotice = {
-      ...(body.deepresearch_id ? { deepresearchId: body.deepresearch_id } : {}),
-      ...(body.batch_id ? { batchId: body.batch_id } : {}),
-      ...(body.status ? { status: body.status } : {}),
-    };
-    const handle = client.workflow.getHandle(workflowId);
-    try {
-      await callTemporal(client, options.signalTimeoutMs, `no workflow ${workflowId}`, () => signalOnce(client, workflowId, notice, deliveryRequestId(workflowId, seen)));
-    } catch (error) {
-      // A late copy for a workflow that has closed is harmless: answer 2xx so the service stops retrying.
-      if (!(error instanceof IntakeError && error.statusCode === 404)) throw error;
-      const closed = await handle.describe().then((description) => description.status.name !== 'RUNNING', () => false);
-      if (!closed) throw error;
-      metrics.record({ ok: true, duplicate: true });
-      return { delivered: false, workflowId };
-    }
-    delivered.set(seen, true, { start: Number(timestamp) * 1000, ttl: options.toleranceSeconds * 1000 });
-    metrics.record({ ok: true });
-    return { delivered: true, workflowId };
-  });
+    async (request, reply) => {
+      const { workflowId, token } = request.params;
+      if (!webhookRouteTokenMatches(intakeKey, workflowId, token)) return reject(reply, 'route_token', 403);
+      const body = request.body;
+      const id = body.deepresearch_id ?? body.batch_id!;
+      const secret = await secrets.get(id);
+      if (!secret) return reject(reply, 'unknown_secret');
+      const signature = request.headers['x-webhook-signature'];
+      const timestamp = request.headers['x-webhook-timestamp'];
+      const at = now();
+      const verdict = verifyWebhookSignature({
+        secret,
+        signature,
+        timestamp,
+        body: request.rawBody ?? '',
+        toleranceSeconds: options.toleranceSeconds,
+        now: at,
+      });
+      if (!verdict.ok) return reject(reply, verdict.reason);
+      // A delivery id (signed, stable across retries) names a duplicate best; without one, the exact signature
+      // does. Keyed by workflow too: only a repeat to the same workflow is a duplicate.
+      const seen = `${workflowId}\n${body.delivery_id ? `id:${body.delivery_id}` : `sig:${signature!}`}`;
+      if (delivered.has(seen)) {
+        metrics.record({ ok: true, duplicate: true });
+        return { delivered: false, workflowId };
+      }
+      const notice: WebhookNotice = {
+        ...(body.deepresearch_id ? { deepresearchId: body.deepresearch_id } : {}),
+        ...(body.batch_id ? { batchId: body.batch_id } : {}),
+        ...(body.status ? { status: body.status } : {}),
+      };
+      const handle = client.workflow.getHandle(workflowId);
+      try {
+        await callTemporal(client, options.signalTimeoutMs, `no workflow ${workflowId}`, () =>
+          signalOnce(client, workflowId, notice, deliveryRequestId(workflowId, seen)),
+        );
+      } catch (error) {
+        // A late copy for a workflow that has closed is harmless: answer 2xx so the service stops retrying.
+        if (!(error instanceof IntakeError && error.statusCode === 404)) throw error;
+        const closed = await handle.describe().then(
+          (description) => description.status.name !== 'RUNNING',
+          () => false,
+        );
+        if (!closed) throw error;
+        metrics.record({ ok: true, duplicate: true });
+        return { delivered: false, workflowId };
+      }
+      delivered.set(seen, true, { start: Number(timestamp) * 1000, ttl: options.toleranceSeconds * 1000 });
+      metrics.record({ ok: true });
+      return { delivered: true, workflowId };
+    },
+  );
 };

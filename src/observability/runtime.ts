@@ -23,7 +23,9 @@ export function installWorkerRuntime(config: Pick<Config, 'log' | 'metricsBindAd
       telemetryOptions: {
         // Core's own lines are forwarded to pino too, at warnings at least (its INFO is very chatty).
         logging: { filter: { core: CORE_LEVEL[config.log.level === 'error' ? 'error' : 'warn'], other: 'ERROR' }, forward: {} },
-        ...(config.metricsBindAddress ? { metrics: { prometheus: { bindAddress: config.metricsBindAddress, histogramBucketOverrides: { [TASK_COST_METRIC]: TASK_COST_BUCKETS_USD } } } } : {}),
+        ...(config.metricsBindAddress
+          ? { metrics: { prometheus: { bindAddress: config.metricsBindAddress, histogramBucketOverrides: { [TASK_COST_METRIC]: TASK_COST_BUCKETS_USD } } } }
+          : {}),
       },
     });
     return true;

@@ -46,7 +46,8 @@ export function diffFields(before: unknown, after: unknown, path = '', into: Fie
     // Lists of plain values (products, tickers) read best as what came and went.
     const gone = before.filter((entry) => !after.some((other) => JSON.stringify(other) === JSON.stringify(entry)));
     const came = after.filter((entry) => !before.some((other) => JSON.stringify(other) === JSON.stringify(entry)));
-    if (gone.length > 0 || came.length > 0) into.push({ path: path || '(output)', ...(gone.length ? { before: gone } : {}), ...(came.length ? { after: came } : {}) });
+    if (gone.length > 0 || came.length > 0)
+      into.push({ path: path || '(output)', ...(gone.length ? { before: gone } : {}), ...(came.length ? { after: came } : {}) });
     return into;
   }
   if (JSON.stringify(before) !== JSON.stringify(after)) {
@@ -97,7 +98,14 @@ export function formatChangeReport(report: ChangeReport, pipeline: string): stri
   if (report.changed.length) {
     lines.push('## Changed', '');
     for (const { key, fields } of report.changed) {
-      lines.push(`### ${key}`, '', '| field | before | after |', '| --- | --- | --- |', ...fields.map((field) => `| ${field.path} | ${shown(field.before)} | ${shown(field.after)} |`), '');
+      lines.push(
+        `### ${key}`,
+        '',
+        '| field | before | after |',
+        '| --- | --- | --- |',
+        ...fields.map((field) => `| ${field.path} | ${shown(field.before)} | ${shown(field.after)} |`),
+        '',
+      );
     }
   }
   return `${lines.join('\n').trimEnd()}\n`;

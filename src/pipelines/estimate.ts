@@ -24,11 +24,18 @@ const ROUTES = {
 } as const;
 
 const round = (usd: number): number => Math.round(usd * 1_000_000) / 1_000_000;
-const one = (route: string, usd: number, maxUsd = usd, notes: string[] = []): CostEstimate => ({ usd: round(usd), maxUsd: round(maxUsd), calls: { [route]: 1 }, notes });
+const one = (route: string, usd: number, maxUsd = usd, notes: string[] = []): CostEstimate => ({
+  usd: round(usd),
+  maxUsd: round(maxUsd),
+  calls: { [route]: 1 },
+  notes,
+});
 const modePrice = (mode: ResearchMode | undefined): number => MODES[mode ?? 'standard'].priceUsd;
 
 function taskNotes(tools: Record<string, unknown> | undefined): string[] {
-  const enabled = Object.entries(tools ?? {}).filter(([, on]) => on === true).map(([name]) => name);
+  const enabled = Object.entries(tools ?? {})
+    .filter(([, on]) => on === true)
+    .map(([name]) => name);
   return enabled.length > 0 ? [`tool surcharges (${enabled.join(', ')}) are added to the mode price; the spec does not price them`] : [];
 }
 
@@ -63,7 +70,12 @@ export function estimateItem(request: ItemRequest, preview?: PreviewFigures): Co
       const bounded = cpm !== undefined && typeof length === 'number';
       const maxUsd = bounded ? (results * Math.ceil(length / CHARACTERS_PER_TOKEN) * cpm) / 1000 : 0;
       if (bounded) return one(ROUTES.search, 0, maxUsd);
-      return { ...one(ROUTES.search, 0, 0, ['Search is priced per thousand tokens returned and this request does not bound it (set max_price and an integer response_length): the run runs one item first and reserves twice the dearest seen for the others']), unbounded: true };
+      return {
+        ...one(ROUTES.search, 0, 0, [
+          'Search is priced per thousand tokens returned and this request does not bound it (set max_price and an integer response_length): the run runs one item first and reserves twice the dearest seen for the others',
+        ]),
+        unbounded: true,
+      };
     }
     case 'contents': {
       const ai = request.request.summary !== undefined && request.request.summary !== false;
@@ -94,7 +106,8 @@ export function estimateRun(definition: PipelineDefinition, items: CostEstimate,
   const step = stepSpec(definition.step);
   if (step.kind === 'batch' && itemCount > 0) {
     parts.push({
-      usd: 0, maxUsd: 0,
+      usd: 0,
+      maxUsd: 0,
       calls: { [ROUTES.createBatch]: 1, [ROUTES.addBatchTasks]: Math.ceil(itemCount / ADD_BATCH_TASKS_LIMIT) },
       notes: [],
     });

@@ -51,7 +51,8 @@ export function outputSchemaOf(definition: PipelineDefinition): JsonSchema | und
 function barePath(template: string): string[] | undefined {
   const expressions = parseTemplate(template);
   const [only] = expressions;
-  if (expressions.length !== 1 || !only || only.filter || template.trim() !== `{{ ${only.source} }}` && template.trim() !== `{{${only.source}}}`) return undefined;
+  if (expressions.length !== 1 || !only || only.filter || (template.trim() !== `{{ ${only.source} }}` && template.trim() !== `{{${only.source}}}`))
+    return undefined;
   return only.path;
 }
 
@@ -66,7 +67,8 @@ export function csvColumns(columns: Readonly<Record<string, string>>, schema: Js
     let node: JsonSchema | undefined = path && path[0] === 'result' && path[1] === 'output' ? schema : undefined;
     for (const name of path?.slice(2) ?? []) node = node?.properties?.[name];
     if (node?.properties && Object.keys(node.properties).length > 0) {
-      for (const property of Object.keys(node.properties)) result.push({ header: `${header}.${property}`, template: `{{ ${[...path!, property].join('.')} }}` });
+      for (const property of Object.keys(node.properties))
+        result.push({ header: `${header}.${property}`, template: `{{ ${[...path!, property].join('.')} }}` });
     } else {
       result.push({ header, template });
     }
@@ -96,16 +98,24 @@ export function csvCell(template: string, scope: Record<string, unknown>): strin
 /** What templates over results see: `result.status`, `result.output`, `result.cost_usd`, `result.error`, `result.report`. */
 export function resultScope(view: ItemResultView): Record<string, unknown> {
   return {
-    status: view.status, output: view.output, cost_usd: view.costUsd, attempts: view.attempts,
+    status: view.status,
+    output: view.output,
+    cost_usd: view.costUsd,
+    attempts: view.attempts,
     ...(view.possiblyChargedUsd ? { possibly_charged_usd: view.possiblyChargedUsd } : {}),
-    ...(view.error !== undefined ? { error: view.error } : {}), ...(view.report ? { report: view.report.uri } : {}),
+    ...(view.error !== undefined ? { error: view.error } : {}),
+    ...(view.report ? { report: view.report.uri } : {}),
   };
 }
 
 /** One JSONL line: the item, how it ended, its output (structured or short) and where its files are. */
 export function jsonlLine(view: ItemResultView, item: unknown): string {
   return JSON.stringify({
-    key: view.key, index: view.index, status: view.status, cost_usd: view.costUsd, attempts: view.attempts,
+    key: view.key,
+    index: view.index,
+    status: view.status,
+    cost_usd: view.costUsd,
+    attempts: view.attempts,
     ...(view.possiblyChargedUsd ? { possibly_charged_usd: view.possiblyChargedUsd } : {}),
     ...(view.error !== undefined ? { error: view.error } : {}),
     ...(view.openAtService ? { open_at_service: { task_id: view.openAtService.deepresearchId, status: view.openAtService.status } } : {}),
@@ -121,8 +131,12 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 
 /** The Markdown index: totals, then one row per item linking its report (relative to the index file). */
 export function markdownIndex(input: {
-  title: string; indexKey: string; views: readonly ItemResultView[]; totals: { spentUsd: number; budgetUsd: number };
-  synthesis?: { key: string }; changes?: { key: string };
+  title: string;
+  indexKey: string;
+  views: readonly ItemResultView[];
+  totals: { spentUsd: number; budgetUsd: number };
+  synthesis?: { key: string };
+  changes?: { key: string };
 }): string {
   const from = posix.dirname(input.indexKey);
   const link = (key: string, text: string): string => `[${text}](${encodeURI(posix.relative(from, key))})`;

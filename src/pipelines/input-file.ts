@@ -28,11 +28,14 @@ export async function checkedFingerprint(file: string, cursor: ItemCursor): Prom
     throw new InputError(`${shownPath(file)}: cannot read input file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
   // A folder, a device or a pipe is not an input file: reading it would fail (EISDIR) or never end.
-  if (!info.isFile()) throw new InputError(`${shownPath(file)}: cannot read input file (${info.isDirectory() ? 'a folder' : 'not a regular file'}; name a CSV or JSONL file)`);
+  if (!info.isFile())
+    throw new InputError(`${shownPath(file)}: cannot read input file (${info.isDirectory() ? 'a folder' : 'not a regular file'}; name a CSV or JSONL file)`);
   const fingerprint = { size: info.size, mtimeMs: info.mtimeMs };
   const before = cursor.fingerprint;
   if (before && (before.size !== fingerprint.size || before.mtimeMs !== fingerprint.mtimeMs)) {
-    throw new InputError(`${shownPath(file)}: input file changed since the run started reading it (size ${before.size} -> ${fingerprint.size}); start a new run`);
+    throw new InputError(
+      `${shownPath(file)}: input file changed since the run started reading it (size ${before.size} -> ${fingerprint.size}); start a new run`,
+    );
   }
   return fingerprint;
 }

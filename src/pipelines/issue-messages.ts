@@ -20,8 +20,11 @@ function typeOf(value: unknown): string {
 function bound(issue: RawIssue & { origin?: string; minimum?: unknown; maximum?: unknown; inclusive?: boolean }, small: boolean): string {
   const limit = String(small ? issue.minimum : issue.maximum);
   switch (issue.origin) {
-    case 'string': return small ? `must be at least ${limit} characters` : `must be at most ${limit} characters`;
-    case 'array': case 'set': return small ? `needs at least ${limit} entries` : `takes at most ${limit} entries`;
+    case 'string':
+      return small ? `must be at least ${limit} characters` : `must be at most ${limit} characters`;
+    case 'array':
+    case 'set':
+      return small ? `needs at least ${limit} entries` : `takes at most ${limit} entries`;
     default:
       if (small) return issue.inclusive === false ? `must be more than ${limit}` : `must be at least ${limit}`;
       return issue.inclusive === false ? `must be less than ${limit}` : `must be at most ${limit}`;
@@ -53,9 +56,12 @@ export function definitionErrorMap(issue: RawIssue): string | undefined {
       return issue.values.length === 1 ? `must be ${String(issue.values[0])}` : `must be one of ${issue.values.map(String).join('|')}`;
     case 'unrecognized_keys':
       return unknownKeysMessage(issue.keys, issue.path ?? []);
-    case 'too_small': return bound(issue, true);
-    case 'too_big': return bound(issue, false);
-    case 'invalid_format': return issue.format === 'regex' ? `must match ${String(issue.pattern)}` : `must be a valid ${issue.format}`;
+    case 'too_small':
+      return bound(issue, true);
+    case 'too_big':
+      return bound(issue, false);
+    case 'invalid_format':
+      return issue.format === 'regex' ? `must match ${String(issue.pattern)}` : `must be a valid ${issue.format}`;
     case 'invalid_union': {
       // A discriminated union whose key matched no option: the key's value is at fault, not the object.
       const options = 'options' in issue && Array.isArray(issue.options) ? issue.options : undefined;
@@ -67,6 +73,7 @@ export function definitionErrorMap(issue: RawIssue): string | undefined {
       const branches = [...new Set(issue.errors.map(branchExpectation))];
       return branches.every(Boolean) ? `must be ${branches.join(' or ')} (got ${typeOf(issue.input)})` : undefined;
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 }

@@ -10,7 +10,12 @@ export const SINGLE_ITEM_KEY = 'single';
 
 /** An item that cannot run: the message names the item (key when known, else where it was read) and the problem. */
 export class ItemError extends Error {
-  constructor(readonly where: string, readonly problem: string, readonly key?: string, readonly variable?: string) {
+  constructor(
+    readonly where: string,
+    readonly problem: string,
+    readonly key?: string,
+    readonly variable?: string,
+  ) {
     super(`${key === undefined ? where : `item "${key}" (${where})`}: ${problem}`);
     this.name = 'ItemError';
   }
@@ -35,7 +40,12 @@ export function itemKey(template: string, item: SourceItem, context: Pick<RunCon
  * Keys a page of items. `seen` carries the keys of earlier pages (a run may keep one set for a whole
  * dry run, or only a page's worth); a repeated key is an error naming both places.
  */
-export function keyItems(items: readonly SourceItem[], template: string | undefined, context: Pick<RunContext, 'params'>, seen: Map<string, string> = new Map()): KeyedItem[] {
+export function keyItems(
+  items: readonly SourceItem[],
+  template: string | undefined,
+  context: Pick<RunContext, 'params'>,
+  seen: Map<string, string> = new Map(),
+): KeyedItem[] {
   return items.map((item) => {
     const key = template === undefined ? SINGLE_ITEM_KEY : itemKey(template, item, context);
     const earlier = seen.get(key);

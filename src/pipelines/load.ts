@@ -48,19 +48,23 @@ export function parsePipelineDefinition(text: string, file: string): LoadedPipel
     ...duplicateKeyOffsets(document).map((offset) => ({ offset, message: 'Map keys must be unique' })),
   ];
   if (errors.length > 0) {
-    throw new PipelineDefinitionError(errors.map((error) => {
-      const { line, col } = lineCounter.linePos(error.offset);
-      return { file, line, column: col, path: '', message: `YAML: ${error.message}` };
-    }));
+    throw new PipelineDefinitionError(
+      errors.map((error) => {
+        const { line, col } = lineCounter.linePos(error.offset);
+        return { file, line, column: col, path: '', message: `YAML: ${error.message}` };
+      }),
+    );
   }
   const data: unknown = document.toJS({ maxAliasCount: 100 });
   const result = pipelineDefinition.safeParse(data ?? {}, { error: definitionErrorMap });
   if (!result.success) {
-    throw new PipelineDefinitionError(result.error.issues.map((issue) => {
-      const key = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-      const { line, column } = positionOf(document, lineCounter, issue.path, key);
-      return { file, line, column, path: formatIssuePath(issue.path), message: issue.message };
-    }));
+    throw new PipelineDefinitionError(
+      result.error.issues.map((issue) => {
+        const key = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+        const { line, column } = positionOf(document, lineCounter, issue.path, key);
+        return { file, line, column, path: formatIssuePath(issue.path), message: issue.message };
+      }),
+    );
   }
   return { file, definition: result.data };
 }

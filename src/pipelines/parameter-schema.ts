@@ -11,27 +11,37 @@ export type ParameterValue = z.infer<typeof parameterValue>;
 /** Why `value` is not a `type`, or undefined when it is. */
 export function parameterTypeProblem(type: ParameterType, value: ParameterValue): string | undefined {
   switch (type) {
-    case 'string': return typeof value === 'string' ? undefined : 'must be a string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
-    case 'integer': return Number.isSafeInteger(value) ? undefined : 'must be an integer';
-    case 'boolean': return typeof value === 'boolean' ? undefined : 'must be true or false';
-    case 'date': return typeof value === 'string' && z.iso.date().safeParse(value).success ? undefined : 'must be a date in YYYY-MM-DD form';
+    case 'string':
+      return typeof value === 'string' ? undefined : 'must be a string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
+    case 'integer':
+      return Number.isSafeInteger(value) ? undefined : 'must be an integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be true or false';
+    case 'date':
+      return typeof value === 'string' && z.iso.date().safeParse(value).success ? undefined : 'must be a date in YYYY-MM-DD form';
   }
 }
 
 /** One declared parameter: its type, default (a run without a value for a parameter with no default fails), allowed values. */
-export const parameterSpec = z.strictObject({
-  type: z.enum(PARAMETER_TYPES).default('string'),
-  default: parameterValue.optional(),
-  options: z.array(z.union([z.string(), z.number()])).min(1, 'needs at least one option').optional()
-    .meta({ description: 'The only values allowed' }),
-  description: z.string().optional(),
-}).superRefine((spec, ctx) => {
-  if (spec.default === undefined) return;
-  const problem = parameterTypeProblem(spec.type, spec.default);
-  if (problem) ctx.addIssue({ code: 'custom', path: ['default'], message: `${problem} (type ${spec.type})` });
-  else if (spec.options && !spec.options.includes(spec.default as string | number)) {
-    ctx.addIssue({ code: 'custom', path: ['default'], message: `must be one of the options: ${spec.options.join(', ')}` });
-  }
-});
+export const parameterSpec = z
+  .strictObject({
+    type: z.enum(PARAMETER_TYPES).default('string'),
+    default: parameterValue.optional(),
+    options: z
+      .array(z.union([z.string(), z.number()]))
+      .min(1, 'needs at least one option')
+      .optional()
+      .meta({ description: 'The only values allowed' }),
+    description: z.string().optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.default === undefined) return;
+    const problem = parameterTypeProblem(spec.type, spec.default);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['default'], message: `${problem} (type ${spec.type})` });
+    else if (spec.options && !spec.options.includes(spec.default as string | number)) {
+      ctx.addIssue({ code: 'custom', path: ['default'], message: `must be one of the options: ${spec.options.join(', ')}` });
+    }
+  });
 export type ParameterSpec = z.output<typeof parameterSpec>;

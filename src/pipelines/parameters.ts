@@ -25,9 +25,13 @@ export function parseSetArguments(pairs: readonly string[]): Record<string, stri
 /** Converts command-line text to a parameter's type (`"3"` to 3 for an integer), leaving bad text as text for the check to name. */
 function fromText(type: ParameterType, text: string): ParameterValue {
   switch (type) {
-    case 'number': case 'integer': return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim()) ? Number(text) : text;
-    case 'boolean': return text === 'true' ? true : text === 'false' ? false : text;
-    default: return text;
+    case 'number':
+    case 'integer':
+      return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim()) ? Number(text) : text;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : text;
+    default:
+      return text;
   }
 }
 
@@ -52,14 +56,15 @@ export function resolveParameters(
   const values: Record<string, ParameterValue> = Object.create(null) as Record<string, ParameterValue>;
   for (const [name, spec] of Object.entries(specs)) {
     const given = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
-    const value = given !== undefined && options.textValues && typeof given === 'string' ? fromText(spec.type, given) : given ?? spec.default;
+    const value = given !== undefined && options.textValues && typeof given === 'string' ? fromText(spec.type, given) : (given ?? spec.default);
     if (value === undefined) {
       problems.push(`parameter ${name}: is required (no default; give --set ${name}=...)`);
       continue;
     }
     const problem = parameterTypeProblem(spec.type, value);
     if (problem) problems.push(`parameter ${name}: ${problem} (got ${shown(value)})`);
-    else if (spec.options && !spec.options.includes(value as string | number)) problems.push(`parameter ${name}: must be one of ${spec.options.join(', ')} (got ${shown(value)})`);
+    else if (spec.options && !spec.options.includes(value as string | number))
+      problems.push(`parameter ${name}: must be one of ${spec.options.join(', ')} (got ${shown(value)})`);
     else values[name] = value;
   }
   if (problems.length > 0) throw new ParameterError(problems);

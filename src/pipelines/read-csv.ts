@@ -20,7 +20,9 @@ export async function readCsvPage(file: string, cursor: ItemCursor, limit: numbe
   const start = cursor.byteOffset;
   const stream = createReadStream(file, { start, highWaterMark: 64 * 1024 });
   let bytesRead = 0;
-  stream.on('data', (chunk) => { bytesRead += chunk.length; });
+  stream.on('data', (chunk) => {
+    bytesRead += chunk.length;
+  });
   const parser = parse({
     columns: first ? true : cursor.columns,
     bom: first,

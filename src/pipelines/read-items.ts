@@ -14,9 +14,12 @@ export async function readItems(source: ItemSource, options: { cursor?: ItemCurs
   const cursor = options.cursor ?? { index: 0, byteOffset: 0, line: 0 };
   const limit = Math.max(1, Math.min(options.limit, MAX_PAGE_SIZE));
   switch (source.kind) {
-    case 'csv': return readCsvPage(source.path, cursor, limit, source.delimiter);
-    case 'jsonl': return readJsonlPage(source.path, cursor, limit);
-    case 'single': case 'inline': {
+    case 'csv':
+      return readCsvPage(source.path, cursor, limit, source.delimiter);
+    case 'jsonl':
+      return readJsonlPage(source.path, cursor, limit);
+    case 'single':
+    case 'inline': {
       const all = source.kind === 'single' ? [{}] : source.items;
       const end = Math.min(all.length, cursor.index + limit);
       const items = all.slice(cursor.index, end).map((value, offset) => ({ index: cursor.index + offset, where: `item ${cursor.index + offset + 1}`, value }));

@@ -17,7 +17,10 @@ export async function readJsonlPage(file: string, cursor: ItemCursor, limit: num
   let pending: Buffer = Buffer.alloc(0);
   const take = (raw: Buffer): void => {
     line += 1;
-    const text = raw.toString('utf8').replace(/^\uFEFF/, '').trim();
+    const text = raw
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim();
     if (text === '') return;
     const where = `${shownPath(file)}:${line}`;
     let value: unknown;

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import {
-  answerRequest, contentsRequest, createBatchRequest, createTaskRequest, formatIssuePath, searchRequest,
-  type AnswerRequest, type ContentsRequest, type ResearchMode, type CreateBatchRequest, type NormalisedTaskRequest, type SearchRequest,
+  answerRequest,
+  contentsRequest,
+  createBatchRequest,
+  createTaskRequest,
+  formatIssuePath,
+  searchRequest,
+  type AnswerRequest,
+  type ContentsRequest,
+  type ResearchMode,
+  type CreateBatchRequest,
+  type NormalisedTaskRequest,
+  type SearchRequest,
 } from '../api';
 import { batchTaskInput } from '../api/schemas';
 import { renderDeep, TemplateError, type RenderOptions } from '../shared/template';
@@ -21,7 +31,14 @@ export type ItemRequest =
   | { kind: 'contents'; request: ContentsRequest };
 
 /** Renders `value` and parses it with `schema`; problems become one `ItemError` naming the item, path and rule. */
-function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: Record<string, unknown>, at: string, item?: KeyedItem, options: RenderOptions & { rendered?: boolean } = {}): z.output<S> {
+function renderChecked<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  context: Record<string, unknown>,
+  at: string,
+  item?: KeyedItem,
+  options: RenderOptions & { rendered?: boolean } = {},
+): z.output<S> {
   const fail = (problem: string, variable?: string): never => {
     throw new ItemError(item?.where ?? 'synthesis', problem, item?.key, variable);
   };
@@ -40,7 +57,10 @@ function renderChecked<S extends z.ZodType>(schema: S, value: unknown, context: 
 }
 
 const templateContext = (context: RunContext, item?: KeyedItem): Record<string, unknown> => ({
-  ...(item ? { item: item.value } : {}), params: context.params, pipeline: context.pipeline, run: context.run,
+  ...(item ? { item: item.value } : {}),
+  params: context.params,
+  pipeline: context.pipeline,
+  run: context.run,
 });
 
 /**
@@ -64,13 +84,24 @@ export function renderItemRequest(definition: PipelineDefinition, item: KeyedIte
       const typedParams = params ? renderChecked(z.record(z.string(), z.unknown()), params, values, `${at}.params`, item, { keepTypes: true }) : undefined;
       // Every template is rendered once: the rendered parameters are data (an input value holding
       // `{{ ... }}` is sent as written), so the rest is rendered on its own and checked with them.
-      const renderedRest = renderChecked(z.record(z.string(), z.unknown()), { ...rest, workflow_id: slug, ...(version ? { workflow_version: version } : {}) }, values, at, item);
-      const request = renderChecked(createTaskRequest, { ...renderedRest, ...(typedParams ? { workflow_params: typedParams } : {}) }, values, at, item, { rendered: true });
+      const renderedRest = renderChecked(
+        z.record(z.string(), z.unknown()),
+        { ...rest, workflow_id: slug, ...(version ? { workflow_version: version } : {}) },
+        values,
+        at,
+        item,
+      );
+      const request = renderChecked(createTaskRequest, { ...renderedRest, ...(typedParams ? { workflow_params: typedParams } : {}) }, values, at, item, {
+        rendered: true,
+      });
       return { kind: 'workflow', request, preview: { slug, params: request.workflow_params ?? {}, ...(version ? { version } : {}) } };
     }
-    case 'answer': return { kind: 'answer', request: renderChecked(answerRequest, step.config, values, at, item) };
-    case 'search': return { kind: 'search', request: renderChecked(searchRequest, step.config, values, at, item) };
-    case 'contents': return { kind: 'contents', request: renderChecked(contentsRequest, step.config, values, at, item) };
+    case 'answer':
+      return { kind: 'answer', request: renderChecked(answerRequest, step.config, values, at, item) };
+    case 'search':
+      return { kind: 'search', request: renderChecked(searchRequest, step.config, values, at, item) };
+    case 'contents':
+      return { kind: 'contents', request: renderChecked(contentsRequest, step.config, values, at, item) };
   }
 }
 

@@ -35,13 +35,17 @@ export function nextScheduleTimes(cron: string, timezone: string, count: number,
 }
 
 /** `schedule`: when a Temporal Schedule starts the pipeline, and with which parameter values. */
-export const scheduleSchema = z.strictObject({
-  cron: z.string().superRefine((cron, ctx) => {
-    const problem = cronProblem(cron);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  }),
-  timezone: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
-  overlap: z.enum(OVERLAP_POLICIES).default('skip'),
-  set: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional()
-    .meta({ description: 'Parameter values for scheduled runs (as --set gives them on the command line)' }),
-}).meta({ description: 'Run the pipeline on a cron in a time zone; overlap says what happens when a run is still going' });
+export const scheduleSchema = z
+  .strictObject({
+    cron: z.string().superRefine((cron, ctx) => {
+      const problem = cronProblem(cron);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    timezone: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
+    overlap: z.enum(OVERLAP_POLICIES).default('skip'),
+    set: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .meta({ description: 'Parameter values for scheduled runs (as --set gives them on the command line)' }),
+  })
+  .meta({ description: 'Run the pipeline on a cron in a time zone; overlap says what happens when a run is still going' });

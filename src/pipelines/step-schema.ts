@@ -9,33 +9,47 @@ import { dateOrTemplate, templateText, urlOrTemplate } from './fields';
 // Deprecated aliases stay accepted by the API client; a new definition uses the current names. The
 // workflow fields belong to the `workflow` step.
 const {
-  input: _input, model: _model, strategy: _strategy, code_execution: _codeExecution,
-  workflow_id: _workflowId, workflow_params: _workflowParams, workflow_version: _workflowVersion,
+  input: _input,
+  model: _model,
+  strategy: _strategy,
+  code_execution: _codeExecution,
+  workflow_id: _workflowId,
+  workflow_params: _workflowParams,
+  workflow_version: _workflowVersion,
   ...taskFields
 } = createTaskRequest.in.shape;
 
 /** `deepresearch`: one DeepResearch task per item, with every task field of spec 2.4. */
-export const deepresearchStep = z.strictObject({
-  ...taskFields,
-  query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
-  urls: z.array(urlOrTemplate).max(10, 'at most 10 URLs').optional(),
-}).meta({ description: 'One DeepResearch task per item (spec 2.4); strings may use {{ item.x }} and {{ params.x }}' });
+export const deepresearchStep = z
+  .strictObject({
+    ...taskFields,
+    query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
+    urls: z.array(urlOrTemplate).max(10, 'at most 10 URLs').optional(),
+  })
+  .meta({ description: 'One DeepResearch task per item (spec 2.4); strings may use {{ item.x }} and {{ params.x }}' });
 
 /** `batch`: every item becomes a task of a service batch that shares this configuration. */
-export const batchStep = z.strictObject({
-  ...createBatchFields,
-  query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
-}).meta({ description: "Items become tasks of service batches with shared configuration, one batch per round of up to 10,000 items within the budget (no checkpoints, deliverables, files, MCP servers or previous reports)" });
+export const batchStep = z
+  .strictObject({
+    ...createBatchFields,
+    query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
+  })
+  .meta({
+    description:
+      'Items become tasks of service batches with shared configuration, one batch per round of up to 10,000 items within the budget (no checkpoints, deliverables, files, MCP servers or previous reports)',
+  });
 
 /** `workflow`: one run of a service workflow per item, previewed (free) before anything is spent. */
-export const workflowStep = z.strictObject({
-  workflow_id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a workflow slug such as company-profile'),
-  version: z.int().positive().optional().meta({ description: 'Pin a workflow version (recommended: versions are immutable)' }),
-  params: z.record(z.string(), z.unknown()).default({}).meta({ description: 'workflow_params; string values may be templates' }),
-  mode: researchMode.optional(),
-  metadata: metadata.optional(),
-  hitl: hitlConfig.optional(),
-}).meta({ description: 'One run of a service workflow per item (workflow_id and workflow_params on task creation)' });
+export const workflowStep = z
+  .strictObject({
+    workflow_id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a workflow slug such as company-profile'),
+    version: z.int().positive().optional().meta({ description: 'Pin a workflow version (recommended: versions are immutable)' }),
+    params: z.record(z.string(), z.unknown()).default({}).meta({ description: 'workflow_params; string values may be templates' }),
+    mode: researchMode.optional(),
+    metadata: metadata.optional(),
+    hitl: hitlConfig.optional(),
+  })
+  .meta({ description: 'One run of a service workflow per item (workflow_id and workflow_params on task creation)' });
 
 /** The fields of Answer and Search that a step may template: the query and its date range. */
 const templatedQuery = {
@@ -51,10 +65,12 @@ export const answerStep = z.strictObject({ ...answerRequest.shape, ...templatedQ
 export const searchStep = z.strictObject({ ...searchRequest.shape, ...templatedQuery }).meta({ description: 'One Search request per item (spec 2.1)' });
 
 /** `contents`: extract up to 10 URLs per item. */
-export const contentsStep = z.strictObject({
-  ...contentsRequest.shape,
-  urls: z.array(urlOrTemplate).min(1, 'needs at least one URL').max(10, 'at most 10 URLs per request'),
-}).meta({ description: 'One Contents request per item (spec 4.2)' });
+export const contentsStep = z
+  .strictObject({
+    ...contentsRequest.shape,
+    urls: z.array(urlOrTemplate).min(1, 'needs at least one URL').max(10, 'at most 10 URLs per request'),
+  })
+  .meta({ description: 'One Contents request per item (spec 4.2)' });
 
 /** The step kinds an item may run, with their schemas. */
 export const ITEM_STEPS = {
@@ -70,13 +86,19 @@ export type StepKind = keyof typeof ITEM_STEPS;
 /** A strict object naming exactly one of `kinds`: the key says what the step is, its value how. */
 function oneOf<K extends keyof typeof ITEM_STEPS>(kinds: readonly K[], what: string) {
   const shape = Object.fromEntries(kinds.map((kind) => [kind, ITEM_STEPS[kind].optional()])) as { [P in K]: z.ZodOptional<(typeof ITEM_STEPS)[P]> };
-  return z.strictObject(shape).superRefine((value, ctx) => {
-    const given = kinds.filter((kind) => (value as Record<string, unknown>)[kind] !== undefined);
-    if (given.length !== 1) {
-      const names = kinds.join(', ');
-      ctx.addIssue({ code: 'custom', message: given.length === 0 ? `must name one ${what}: ${names}` : `names ${given.join(' and ')}; give exactly one ${what} (${names})` });
-    }
-  }).meta({ minProperties: 1, maxProperties: 1 });
+  return z
+    .strictObject(shape)
+    .superRefine((value, ctx) => {
+      const given = kinds.filter((kind) => (value as Record<string, unknown>)[kind] !== undefined);
+      if (given.length !== 1) {
+        const names = kinds.join(', ');
+        ctx.addIssue({
+          code: 'custom',
+          message: given.length === 0 ? `must name one ${what}: ${names}` : `names ${given.join(' and ')}; give exactly one ${what} (${names})`,
+        });
+      }
+    })
+    .meta({ minProperties: 1, maxProperties: 1 });
 }
 
 /** `step`: what runs for each item, exactly one kind. */

@@ -21,7 +21,8 @@ export async function checkpointWaits(client: Client, pipeline: string, runKey: 
     const keys: string[] = [];
     const query = `WorkflowType = 'researchTaskWorkflow' AND ExecutionStatus = 'Running' AND ResearchPipeline = '${pipeline.replace(/'/g, '')}' AND ResearchStatus IN ('awaiting_input', 'paused')`;
     // A resumed run's item runs under `<id>~<generation>`: listed under its key.
-    for await (const execution of client.workflow.list({ query })) if (execution.workflowId.startsWith(prefix)) keys.push(execution.workflowId.slice(prefix.length).replace(/~\d+$/, ''));
+    for await (const execution of client.workflow.list({ query }))
+      if (execution.workflowId.startsWith(prefix)) keys.push(execution.workflowId.slice(prefix.length).replace(/~\d+$/, ''));
     return keys;
   } catch {
     return undefined;
@@ -55,6 +56,12 @@ export async function cancelRun(client: Client, pipeline: string, runKey: string
 }
 
 /** Answers an item's checkpoint through its workflow's validated update; rejects with the workflow's reason when it does not fit. */
-export async function answerItemCheckpoint(client: Client, pipeline: string, runKey: string, item: string, answer: CheckpointAnswer): Promise<{ accepted: true; interactionId: string }> {
+export async function answerItemCheckpoint(
+  client: Client,
+  pipeline: string,
+  runKey: string,
+  item: string,
+  answer: CheckpointAnswer,
+): Promise<{ accepted: true; interactionId: string }> {
   return client.workflow.getHandle(await currentItemWorkflowId(client, pipeline, runKey, item)).executeUpdate(respondToCheckpointUpdate, { args: [answer] });
 }

@@ -7,7 +7,11 @@ export function formatDryRunReport(report: DryRunReport): string {
   const lines = [
     `pipeline ${report.pipeline}: dry run, nothing was sent or spent`,
     `  run workflow id: ${report.runWorkflowId}`,
-    `  parameters: ${Object.entries(report.params).map(([name, value]) => `${name}=${String(value)}`).join(', ') || '(none)'}`,
+    `  parameters: ${
+      Object.entries(report.params)
+        .map(([name, value]) => `${name}=${String(value)}`)
+        .join(', ') || '(none)'
+    }`,
     `  items: ${report.items}`,
     ...(report.batchWorkflowId ? [`  first service batch workflow id: ${report.batchWorkflowId} (one per round of up to 10,000 tasks)`] : []),
     ...report.firstItems.map((item) => `    ${item.key}${item.workflowId ? ` -> ${item.workflowId}` : ''}`),
@@ -15,18 +19,24 @@ export function formatDryRunReport(report: DryRunReport): string {
     ...Object.entries(report.estimate.calls).map(([route, count]) => `    ${route}: ${count}`),
     `  estimated cost: ${usd(report.estimate.usd)}${report.estimate.maxUsd > report.estimate.usd ? ` (up to ${usd(report.estimate.maxUsd)} with the requests' caps)` : ''}; budget ${usd(report.budgetUsd)}`,
     ...report.estimate.notes.map((note) => `    not included: ${note}`),
-    ...(report.items > 0 ? [`  reserved while an item runs: up to ${usd(report.reservePerItemUsd)} (its price plus its requests' caps; released to the actual cost when it ends)`] : []),
+    ...(report.items > 0
+      ? [`  reserved while an item runs: up to ${usd(report.reservePerItemUsd)} (its price plus its requests' caps; released to the actual cost when it ends)`]
+      : []),
   ];
   if (report.previews > 0) lines.push(`  workflow previews: ${report.previews} (free)`);
   if (report.nextRuns) lines.push(`  next scheduled runs: ${report.nextRuns.join(', ')}`);
   if (report.overBudget) {
-    lines.push(report.estimate.usd > report.budgetUsd
-      ? `error: estimated cost ${usd(report.estimate.usd)} exceeds budget_usd ${usd(report.budgetUsd)}`
-      : `error: the run cannot finish within budget_usd ${usd(report.budgetUsd)}: at the estimated ${usd(report.estimate.usd)} its last items still need up to ${usd(report.reservePerItemUsd)} reserved each, so it would stop waiting for a raise; set budget_usd to at least ${usd(report.budgetNeededUsd)}, or lower the caps (an Answer's data_max_price defaults to 1 USD)`);
-  }
-  else if (report.estimate.maxUsd > report.budgetUsd) lines.push(`warning: with every cap reached the run could cost ${usd(report.estimate.maxUsd)}; the budget stops it at ${usd(report.budgetUsd)}`);
+    lines.push(
+      report.estimate.usd > report.budgetUsd
+        ? `error: estimated cost ${usd(report.estimate.usd)} exceeds budget_usd ${usd(report.budgetUsd)}`
+        : `error: the run cannot finish within budget_usd ${usd(report.budgetUsd)}: at the estimated ${usd(report.estimate.usd)} its last items still need up to ${usd(report.reservePerItemUsd)} reserved each, so it would stop waiting for a raise; set budget_usd to at least ${usd(report.budgetNeededUsd)}, or lower the caps (an Answer's data_max_price defaults to 1 USD)`,
+    );
+  } else if (report.estimate.maxUsd > report.budgetUsd)
+    lines.push(`warning: with every cap reached the run could cost ${usd(report.estimate.maxUsd)}; the budget stops it at ${usd(report.budgetUsd)}`);
   if (report.errorCount > 0) {
-    lines.push(`error: ${report.errorCount} item problem${report.errorCount === 1 ? '' : 's'}${report.errorCount > report.errors.length ? ` (first ${report.errors.length} shown)` : ''}:`);
+    lines.push(
+      `error: ${report.errorCount} item problem${report.errorCount === 1 ? '' : 's'}${report.errorCount > report.errors.length ? ` (first ${report.errors.length} shown)` : ''}:`,
+    );
     lines.push(...report.errors.map((error) => `  ${error}`));
   }
   return `${lines.join('\n')}\n`;

@@ -97,17 +97,17 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
   let cursor: ItemCursor | undefined;
   let count = 0;
   for (let done = false; !done;) {
-    const page = await readKeyedItems(source, definition.input?.key, context, { cursor, limit: options.pageSize ?? 500, seen })
-      .catch((error: unknown) => {
-        // A bad key stops paging at that page: report it and check no further (the cursor cannot skip it).
-        if (error instanceof ItemError) return fail(error.message);
-        throw error;
-      });
+    const page = await readKeyedItems(source, definition.input?.key, context, { cursor, limit: options.pageSize ?? 500, seen }).catch((error: unknown) => {
+      // A bad key stops paging at that page: report it and check no further (the cursor cannot skip it).
+      if (error instanceof ItemError) return fail(error.message);
+      throw error;
+    });
     if (!page) break;
     ({ cursor, done } = page);
     for (const item of page.items) {
       count += 1;
-      if (firstItems.length < 3) firstItems.push({ key: item.key, ...(ownWorkflow ? { workflowId: pipelineItemWorkflowId(definition.name, runKey, item.key) } : {}) });
+      if (firstItems.length < 3)
+        firstItems.push({ key: item.key, ...(ownWorkflow ? { workflowId: pipelineItemWorkflowId(definition.name, runKey, item.key) } : {}) });
       const request = await attempt(() => renderItemRequest(definition, item, context));
       if (!request) continue;
       if (request.kind !== 'workflow') {

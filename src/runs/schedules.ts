@@ -31,7 +31,12 @@ export const scheduleIdOf = (pipeline: string): string => `${SCHEDULE_ID_PREFIX}
  * cancelled one cancels its items, writes what it has, and the next run starts once it has closed.
  */
 const OVERLAP: Record<string, ScheduleOverlapPolicy> = {
-  skip: 'SKIP', buffer_one: 'BUFFER_ONE', buffer_all: 'BUFFER_ALL', cancel_other: 'CANCEL_OTHER', terminate_other: 'CANCEL_OTHER', allow_all: 'ALLOW_ALL',
+  skip: 'SKIP',
+  buffer_one: 'BUFFER_ONE',
+  buffer_all: 'BUFFER_ALL',
+  cancel_other: 'CANCEL_OTHER',
+  terminate_other: 'CANCEL_OTHER',
+  allow_all: 'ALLOW_ALL',
 };
 
 /** A definition without a `schedule:` block cannot be scheduled. */
@@ -111,14 +116,23 @@ export async function managedSchedules(client: Client): Promise<Array<{ id: stri
   for await (const summary of client.schedule.list()) {
     if (!summary.scheduleId.startsWith(SCHEDULE_ID_PREFIX)) continue;
     // The list is eventually consistent; each schedule's own description is not.
-    const description = await client.schedule.getHandle(summary.scheduleId).describe().catch(async (error: unknown) => {
-      if (await isScheduleNotFound(error)) return undefined;
-      throw error;
-    });
+    const description = await client.schedule
+      .getHandle(summary.scheduleId)
+      .describe()
+      .catch(async (error: unknown) => {
+        if (await isScheduleNotFound(error)) return undefined;
+        throw error;
+      });
     if (!description) continue;
     const hash = digestOfNote(description.state.note);
     const nextRun = description.info.nextActionTimes[0];
-    found.push({ id: summary.scheduleId, ...(hash ? { hash } : {}), paused: description.state.paused, ...(nextRun ? { nextRun } : {}), ...(description.state.note ? { note: description.state.note } : {}) });
+    found.push({
+      id: summary.scheduleId,
+      ...(hash ? { hash } : {}),
+      paused: description.state.paused,
+      ...(nextRun ? { nextRun } : {}),
+      ...(description.state.note ? { note: description.state.note } : {}),
+    });
   }
   return found.sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -128,18 +142,28 @@ export async function managedSchedules(client: Client): Promise<Array<{ id: stri
  * ones, updates changed ones, deletes those whose definition is gone or unscheduled. With `dryRun`,
  * only returns the plan. Visibility lists may lag a create by a moment; the plan reads them as they are.
  */
-export async function syncSchedules(client: Client, definitions: readonly LoadedPipeline[], options: { taskQueue: string; dryRun?: boolean }): Promise<SchedulePlan> {
+export async function syncSchedules(
+  client: Client,
+  definitions: readonly LoadedPipeline[],
+  options: { taskQueue: string; dryRun?: boolean },
+): Promise<SchedulePlan> {
   const wanted = definitions.filter((loaded) => loaded.definition.schedule).map((loaded) => scheduleOptionsFor(loaded, options.taskQueue));
-  const plan = planScheduleSync(wanted.map((schedule) => ({ id: schedule.scheduleId, hash: digestOfNote(schedule.state?.note) ?? '' })), await managedSchedules(client));
+  const plan = planScheduleSync(
+    wanted.map((schedule) => ({ id: schedule.scheduleId, hash: digestOfNote(schedule.state?.note) ?? '' })),
+    await managedSchedules(client),
+  );
   if (options.dryRun) return plan;
   for (const schedule of wanted) {
     if (plan.create.includes(schedule.scheduleId)) await client.schedule.create(schedule);
     if (plan.update.includes(schedule.scheduleId)) await updateSchedule(client, schedule);
   }
   for (const id of plan.delete) {
-    await client.schedule.getHandle(id).delete().catch(async (error: unknown) => {
-      if (!(await isScheduleNotFound(error))) throw error;
-    });
+    await client.schedule
+      .getHandle(id)
+      .delete()
+      .catch(async (error: unknown) => {
+        if (!(await isScheduleNotFound(error))) throw error;
+      });
   }
   return plan;
 }
@@ -147,7 +171,10 @@ export async function syncSchedules(client: Client, definitions: readonly Loaded
 /** Replaces a schedule's spec, action, policies and note, keeping whether it is paused. */
 export async function updateSchedule(client: Client, schedule: ScheduleOptions): Promise<void> {
   await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({
-    ...previous, spec: schedule.spec, action: schedule.action, policies: { ...previous.policies, ...schedule.policies },
+    ...previous,
+    spec: schedule.spec,
+    action: schedule.action,
+    policies: { ...previous.policies, ...schedule.policies },
     state: { ...previous.state, note: schedule.state?.note },
   }));
 }

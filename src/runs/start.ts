@@ -27,8 +27,13 @@ export class RunKeyError extends Error {
  * their values (a parameter may be a secret).
  */
 export class RunKeyConflictError extends Error {
-  constructor(readonly runKey: string, readonly differing: readonly string[]) {
-    super(`run key "${runKey}" already names a run started with other values for ${differing.map((name) => `"${name}"`).join(', ')}: use a new run key for these parameters`);
+  constructor(
+    readonly runKey: string,
+    readonly differing: readonly string[],
+  ) {
+    super(
+      `run key "${runKey}" already names a run started with other values for ${differing.map((name) => `"${name}"`).join(', ')}: use a new run key for these parameters`,
+    );
     this.name = 'RunKeyConflictError';
   }
 }
@@ -38,8 +43,17 @@ export const PARAMS_MEMO = 'paramsFingerprint';
 
 /** One hash per parameter value, enough to tell a start with other values from a repeat. */
 export function paramsFingerprint(params: Readonly<Record<string, unknown>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, value]) => [name, createHash('sha256').update(JSON.stringify(value ?? null)).digest('hex').slice(0, 32)]));
+  return Object.fromEntries(
+    Object.entries(params)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, value]) => [
+        name,
+        createHash('sha256')
+          .update(JSON.stringify(value ?? null))
+          .digest('hex')
+          .slice(0, 32),
+      ]),
+  );
 }
 
 /** Parameters whose fingerprints differ (present in one and not the other counts as differing). */
@@ -78,7 +92,12 @@ export interface StartedPipeline {
  * the key, a running run is returned (`USE_EXISTING`), and a closed one is returned too unless `resume`
  * asks to start the key again. Parameters are checked first (`ParameterError` names each problem).
  */
-export async function startPipeline(client: Client, loaded: LoadedPipeline, params: Readonly<Record<string, ParameterValue>>, options: StartPipelineOptions): Promise<StartedPipeline> {
+export async function startPipeline(
+  client: Client,
+  loaded: LoadedPipeline,
+  params: Readonly<Record<string, ParameterValue>>,
+  options: StartPipelineOptions,
+): Promise<StartedPipeline> {
   const { definition } = loaded;
   if (!ITEM_KEY_PATTERN.test(options.runKey)) throw new RunKeyError(options.runKey);
   const input: PipelineRunInput = {
@@ -91,7 +110,13 @@ export async function startPipeline(client: Client, loaded: LoadedPipeline, para
   };
   const workflowId = pipelineRunWorkflowId(definition.name, options.runKey);
   const fingerprint = paramsFingerprint(input.params);
-  const before = await client.workflow.getHandle(workflowId).describe().then((description) => description.runId, () => undefined);
+  const before = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then(
+      (description) => description.runId,
+      () => undefined,
+    );
   /** The existing run of this key, once checked to have the same parameters (a resume may change nothing either). */
   const existing = async (): Promise<StartedPipeline> => {
     const handle = client.workflow.getHandle<typeof pipelineRunWorkflow>(workflowId);
@@ -116,7 +141,11 @@ export async function startPipeline(client: Client, loaded: LoadedPipeline, para
       staticDetails: [
         `**${definition.name}**${definition.description ? `: ${definition.description}` : ''}`,
         `step: ${stepSpec(definition.step).kind} · concurrency ${definition.concurrency} · budget ${definition.budget_usd} USD`,
-        `parameters: ${Object.entries(input.params).map(([name, value]) => `${name}=${String(value)}`).join(', ') || 'none'}`,
+        `parameters: ${
+          Object.entries(input.params)
+            .map(([name, value]) => `${name}=${String(value)}`)
+            .join(', ') || 'none'
+        }`,
       ].join('\n\n'),
     });
     if (handle.firstExecutionRunId !== before) return { handle, workflowId, started: true };

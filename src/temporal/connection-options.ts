@@ -44,7 +44,10 @@ const warned = new Set<string>();
 function warnRenamed(old: string, current: string): void {
   if (warned.has(old)) return;
   warned.add(old);
-  process.emitWarning(`${old} is renamed ${current} (Temporal's standard name); the old name stops working in the next release`, { type: 'DeprecationWarning', code: `RP_${old}` });
+  process.emitWarning(`${old} is renamed ${current} (Temporal's standard name); the old name stops working in the next release`, {
+    type: 'DeprecationWarning',
+    code: `RP_${old}`,
+  });
 }
 
 const HOST_PORT = /^[^\s/]+:\d{1,5}$/;
@@ -63,7 +66,9 @@ const TLS_FIELDS = [
  * TEMPORAL_TLS_SERVER_CA_CERT_PATH|_DATA, TEMPORAL_TLS_SERVER_NAME and TEMPORAL_GRPC_META_*. Empty
  * variables count as unset. Returns the settings, or every bad one with its rule (never a value).
  */
-export function loadTemporalConnection(env: Record<string, string | undefined>): { connection: TemporalConnectionConfig; issues: [] } | { connection?: undefined; issues: ConnectionIssue[] } {
+export function loadTemporalConnection(
+  env: Record<string, string | undefined>,
+): { connection: TemporalConnectionConfig; issues: [] } | { connection?: undefined; issues: ConnectionIssue[] } {
   const issues: ConnectionIssue[] = [];
   // Docker env files and shells leave variables set but empty; that means "not set" (a gRPC header's empty value removes it, as the standard says).
   const standard: Record<string, string> = {};
@@ -75,38 +80,54 @@ export function loadTemporalConnection(env: Record<string, string | undefined>):
     if (value === undefined) continue;
     delete standard[old];
     warnRenamed(old, current);
-    if (standard[current] !== undefined && standard[current] !== value) issues.push({ variable: old, message: `is the old name of ${current}, which is set to another value: keep only ${current}` });
+    if (standard[current] !== undefined && standard[current] !== value)
+      issues.push({ variable: old, message: `is the old name of ${current}, which is set to another value: keep only ${current}` });
     standard[current] ??= value;
   }
   const file = standard.TEMPORAL_CONFIG_FILE;
   if (file !== undefined && !existsSync(file)) issues.push({ variable: 'TEMPORAL_CONFIG_FILE', message: `${file} does not exist` });
-  if (standard.TEMPORAL_TLS !== undefined && !/^(true|false|1|0)$/.test(standard.TEMPORAL_TLS)) issues.push({ variable: 'TEMPORAL_TLS', message: 'must be true or false' });
+  if (standard.TEMPORAL_TLS !== undefined && !/^(true|false|1|0)$/.test(standard.TEMPORAL_TLS))
+    issues.push({ variable: 'TEMPORAL_TLS', message: 'must be true or false' });
   if (issues.length > 0) return { issues };
 
   const profileName = standard.TEMPORAL_PROFILE ?? 'default';
   // Where a setting came from, for messages: the variable when set, else the key of the profile.
-  const origin = (variable: string, key: string): string => (standard[variable] !== undefined ? variable : `${file ?? 'temporal.toml'} [profile.${profileName}] ${key}`);
+  const origin = (variable: string, key: string): string =>
+    standard[variable] !== undefined ? variable : `${file ?? 'temporal.toml'} [profile.${profileName}] ${key}`;
   let profile: ClientConfigProfile;
   try {
     profile = loadClientConfigProfile({ overrideEnvVars: standard });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (/^Profile '.*' not found/.test(message)) return { issues: [{ variable: 'TEMPORAL_PROFILE', message: `profile "${profileName}" is not in ${file ?? 'the temporal.toml file'}` }] };
+    if (/^Profile '.*' not found/.test(message))
+      return { issues: [{ variable: 'TEMPORAL_PROFILE', message: `profile "${profileName}" is not in ${file ?? 'the temporal.toml file'}` }] };
     const both = /Cannot specify both (\w+)_path and \w+_data/.exec(message)?.[1];
     if (both) {
       const [, what = both, upper] = TLS_FIELDS.find(([, , , key]) => key === both) ?? [];
-      return { issues: [{ variable: upper ? `TEMPORAL_TLS_${upper}_PATH` : 'TEMPORAL_TLS', message: `give the ${what} as a path or as data, not both (variables or ${file ?? 'temporal.toml'} [profile.${profileName}] tls)` }] };
+      return {
+        issues: [
+          {
+            variable: upper ? `TEMPORAL_TLS_${upper}_PATH` : 'TEMPORAL_TLS',
+            message: `give the ${what} as a path or as data, not both (variables or ${file ?? 'temporal.toml'} [profile.${profileName}] tls)`,
+          },
+        ],
+      };
     }
     return { issues: [{ variable: 'TEMPORAL_CONFIG_FILE', message: `cannot read ${file ?? 'temporal.toml'}: ${message}` }] };
   }
 
   const address = profile.address?.trim();
-  if (address !== undefined && !HOST_PORT.test(address)) issues.push({ variable: origin('TEMPORAL_ADDRESS', 'address'), message: 'must be host:port, e.g. localhost:7233' });
-  if (profile.apiKey !== undefined && !PRINTABLE.test(profile.apiKey)) issues.push({ variable: origin('TEMPORAL_API_KEY', 'api_key'), message: 'must be printable ASCII without spaces' });
+  if (address !== undefined && !HOST_PORT.test(address))
+    issues.push({ variable: origin('TEMPORAL_ADDRESS', 'address'), message: 'must be host:port, e.g. localhost:7233' });
+  if (profile.apiKey !== undefined && !PRINTABLE.test(profile.apiKey))
+    issues.push({ variable: origin('TEMPORAL_API_KEY', 'api_key'), message: 'must be printable ASCII without spaces' });
   const tls = profile.tls;
   if (tls && !tls.disabled && Boolean(tls.clientCert) !== Boolean(tls.clientKey)) {
     const missing = tls.clientCert ? 'CLIENT_KEY' : 'CLIENT_CERT';
-    issues.push({ variable: `TEMPORAL_TLS_${missing}_PATH`, message: `mTLS needs both a client certificate and its key (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH, the _DATA variables, or tls.client_cert_path and tls.client_key_path in ${file ?? 'temporal.toml'} [profile.${profileName}])` });
+    issues.push({
+      variable: `TEMPORAL_TLS_${missing}_PATH`,
+      message: `mTLS needs both a client certificate and its key (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH, the _DATA variables, or tls.client_cert_path and tls.client_key_path in ${file ?? 'temporal.toml'} [profile.${profileName}])`,
+    });
   }
   if (issues.length > 0) return { issues };
 
@@ -129,7 +150,8 @@ function securityOf(profile: ClientConfigProfile): TemporalSecurityConfig {
     if (clientKey) Object.defineProperty(tls, 'clientKey', { value: clientKey, enumerable: 'path' in clientKey });
   }
   if (profile.apiKey !== undefined) Object.defineProperty(security, 'apiKey', { value: profile.apiKey, enumerable: false });
-  if (profile.grpcMeta !== undefined && Object.keys(profile.grpcMeta).length > 0) Object.defineProperty(security, 'grpcMeta', { value: profile.grpcMeta, enumerable: false });
+  if (profile.grpcMeta !== undefined && Object.keys(profile.grpcMeta).length > 0)
+    Object.defineProperty(security, 'grpcMeta', { value: profile.grpcMeta, enumerable: false });
   return security;
 }
 
@@ -156,7 +178,10 @@ export function connectionSecurityOptions(security: TemporalSecurityConfig | und
       try {
         read[field] = { data: readFileSync(source.path) };
       } catch (error) {
-        throw new Error(`Temporal TLS ${what} (TEMPORAL_TLS_${upper}_PATH or tls.${key}_path): cannot read ${source.path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
+        throw new Error(
+          `Temporal TLS ${what} (TEMPORAL_TLS_${upper}_PATH or tls.${key}_path): cannot read ${source.path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+          { cause: error },
+        );
       }
     }
     tls = { ...tls, ...(tls.clientKey ? { clientKey: tls.clientKey } : {}), ...read };

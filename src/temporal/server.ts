@@ -60,15 +60,25 @@ export async function openTemporalServer(options: OpenTemporalOptions = {}): Pro
 
   if (env.TEMPORAL_ADDRESS) {
     const namespace = env.TEMPORAL_NAMESPACE || 'default';
-    const found = await attempt(`TEMPORAL_ADDRESS=${env.TEMPORAL_ADDRESS}`, () => connectTemporal(env.TEMPORAL_ADDRESS!, namespace, searchAttributes, 'TEMPORAL_ADDRESS', log));
+    const found = await attempt(`TEMPORAL_ADDRESS=${env.TEMPORAL_ADDRESS}`, () =>
+      connectTemporal(env.TEMPORAL_ADDRESS!, namespace, searchAttributes, 'TEMPORAL_ADDRESS', log),
+    );
     if (found) return found;
     throw new NoTemporalServerError(tried);
   }
-  const devServer = { searchAttributes, ui: options.ui ?? false, extraArgs: options.devServerArgs ?? [], log, ...(options.devServerDatabase ? { dbFilename: options.devServerDatabase } : {}) };
+  const devServer = {
+    searchAttributes,
+    ui: options.ui ?? false,
+    extraArgs: options.devServerArgs ?? [],
+    log,
+    ...(options.devServerDatabase ? { dbFilename: options.devServerDatabase } : {}),
+  };
   const start = (way: string, executable?: string) => attempt(way, () => startDevServer({ ...devServer, executable, source: way }));
   if (env.TEMPORAL_CLI_PATH) {
     const cli = env.TEMPORAL_CLI_PATH;
-    const found = isExecutable(cli) ? await start(`TEMPORAL_CLI_PATH=${cli}`, cli) : (tried.push(`TEMPORAL_CLI_PATH=${cli}: not an executable file`), undefined);
+    const found = isExecutable(cli)
+      ? await start(`TEMPORAL_CLI_PATH=${cli}`, cli)
+      : (tried.push(`TEMPORAL_CLI_PATH=${cli}: not an executable file`), undefined);
     if (found) return found;
     throw new NoTemporalServerError(tried);
   }
@@ -150,4 +160,3 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-

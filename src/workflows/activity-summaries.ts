@@ -44,7 +44,8 @@ const summaries: Record<string, (input: unknown) => string> = {
   readPipelinePage: (input) => `read up to ${text(input, 'limit') ?? 'a page of'} items of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'}`,
   runPipelineItem: (input) => `${text(field(input, 'request'), 'kind') ?? 'run'} for item ${text(input, 'key') ?? '?'}`,
   recordPipelineItems: (input) => `record ${count(field(input, 'records')) ?? 'the'} finished items`,
-  writePipelineOutputs: (input) => `write the outputs of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'} run ${text(input, 'runKey') ?? ''}`.trim(),
+  writePipelineOutputs: (input) =>
+    `write the outputs of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'} run ${text(input, 'runKey') ?? ''}`.trim(),
   preparePipelineSynthesis: () => 'prepare the synthesis over the collected results',
   preparePipelineBatch: (input) => `prepare service batch ${(Number(field(input, 'round') ?? 0) || 0) + 1} within ${text(input, 'budgetLeftUsd') ?? '?'} USD`,
   recordPipelineBatch: (input) => `record the tasks of service batch ${(Number(field(input, 'round') ?? 0) || 0) + 1}`,

@@ -19,7 +19,8 @@ export function batchInputProblems(
     // The lines themselves are checked by the add activity, which reads them.
     if (tasks.length > 0) problems.push('tasks: give the tasks inline or by tasksRef, not both');
     if (typeof tasksRef.key !== 'string' || tasksRef.key === '') problems.push('tasksRef.key: must be the artifact key of a JSON-lines task list');
-    if (typeof tasksRef.count !== 'number' || !Number.isInteger(tasksRef.count) || tasksRef.count < 1) problems.push('tasksRef.count: must be a whole number of tasks, at least 1');
+    if (typeof tasksRef.count !== 'number' || !Number.isInteger(tasksRef.count) || tasksRef.count < 1)
+      problems.push('tasksRef.count: must be a whole number of tasks, at least 1');
     return problems;
   }
   if (tasks.length === 0) problems.push('tasks: a batch needs at least one task');
@@ -47,7 +48,11 @@ export function isBatchFinished(status: BatchStatus): boolean {
 }
 
 /** Delay before the next batch poll: 10 s at first (as the service's own client), growing to a cap. */
-export function nextBatchPollDelayMs(input: { elapsedMs: number; webhookConfigured: boolean; overrides?: { initialDelayMs?: number; maxDelayMs?: number } }): number {
+export function nextBatchPollDelayMs(input: {
+  elapsedMs: number;
+  webhookConfigured: boolean;
+  overrides?: { initialDelayMs?: number; maxDelayMs?: number };
+}): number {
   const initial = input.overrides?.initialDelayMs ?? 10_000;
   const max = Math.max(initial, input.overrides?.maxDelayMs ?? 120_000);
   const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));

@@ -39,14 +39,17 @@ export async function createTaskDurably(ctx: CreateTaskContext): Promise<Created
   for (;;) {
     try {
       // Not cancellable while in flight: a create abandoned midway could leave a task nobody follows.
-      return await untilOperatorFixes(
-        () => {
-          // Cancelled before sending (before the first create, or while waiting for a top-up): nothing is created.
-          throwIfCancelled();
-          return CancellationScope.nonCancellable(() => createCalls.createResearchTask({ request: ctx.request, requestKey: ctx.requestKey, ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}) }));
-        },
-        ctx.operator,
-      );
+      return await untilOperatorFixes(() => {
+        // Cancelled before sending (before the first create, or while waiting for a top-up): nothing is created.
+        throwIfCancelled();
+        return CancellationScope.nonCancellable(() =>
+          createCalls.createResearchTask({
+            request: ctx.request,
+            requestKey: ctx.requestKey,
+            ...(creates++ > 0 ? { mayHaveBeenSent: true, createdAfter } : {}),
+          }),
+        );
+      }, ctx.operator);
     } catch (error) {
       if (failureType(error) !== FailureType.CreateOutcomeUnknown) throw error;
       const found = await reconcileUnlessCancelled(ctx, createdAfter);
@@ -68,9 +71,13 @@ async function reconcileUnlessCancelled(ctx: CreateTaskContext, createdAfter: st
     if (!isCancellation(error)) throw error;
     const query = ctx.request.query ?? ctx.request.input;
     const found = await CancellationScope.nonCancellable(() =>
-      lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) }).catch(() => null));
+      lookups.findResearchTask({ requestKey: ctx.requestKey, createdAfter, ...(query !== undefined ? { query } : {}) }).catch(() => null),
+    );
     if (!found) throw error;
-    log.warn('cancelled while reconciling a lost create: the task was found and will be cancelled at the service', { requestKey: ctx.requestKey, deepresearchId: found.deepresearchId });
+    log.warn('cancelled while reconciling a lost create: the task was found and will be cancelled at the service', {
+      requestKey: ctx.requestKey,
+      deepresearchId: found.deepresearchId,
+    });
     return found;
   }
 }

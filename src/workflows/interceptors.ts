@@ -6,11 +6,13 @@ import { activitySummary } from './activity-summaries';
  * gets a one-line summary for the Temporal UI (unless the call set its own).
  */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
-  outbound: [{
-    scheduleActivity(input, next) {
-      if (input.options.summary) return next(input);
-      const summary = activitySummary(input.activityType, input.args[0]);
-      return next(summary ? { ...input, options: { ...input.options, summary } } : input);
+  outbound: [
+    {
+      scheduleActivity(input, next) {
+        if (input.options.summary) return next(input);
+        const summary = activitySummary(input.activityType, input.args[0]);
+        return next(summary ? { ...input, options: { ...input.options, summary } } : input);
+      },
     },
-  }],
+  ],
 });

@@ -8,22 +8,24 @@ import type { ResearchTaskResult } from '../domain/research-types';
  * is not an end.
  */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
-  inbound: [{
-    async execute(input, next) {
-      if (workflowInfo().workflowType !== 'researchTaskWorkflow') return next(input);
-      // The meter exists only inside a workflow context, so the instruments are made here.
-      const tasks = metricMeter.createCounter(TASKS_METRIC, 'tasks', 'Research tasks by final status');
-      const cost = metricMeter.createHistogram(TASK_COST_METRIC, 'float', 'USD', 'Cost of finished research tasks');
-      const mode = (input.args[0] as { request?: { mode?: string } } | undefined)?.request?.mode ?? 'unknown';
-      try {
-        const result = await next(input) as ResearchTaskResult;
-        tasks.add(1, { status: result.openAtService ? 'cancel_refused' : result.status, mode });
-        if (typeof result.cost === 'number') cost.record(result.cost, { mode });
-        return result;
-      } catch (error) {
-        if (!(error instanceof ContinueAsNew)) tasks.add(1, { status: isCancellation(error) ? 'cancelled' : 'failed', mode });
-        throw error;
-      }
+  inbound: [
+    {
+      async execute(input, next) {
+        if (workflowInfo().workflowType !== 'researchTaskWorkflow') return next(input);
+        // The meter exists only inside a workflow context, so the instruments are made here.
+        const tasks = metricMeter.createCounter(TASKS_METRIC, 'tasks', 'Research tasks by final status');
+        const cost = metricMeter.createHistogram(TASK_COST_METRIC, 'float', 'USD', 'Cost of finished research tasks');
+        const mode = (input.args[0] as { request?: { mode?: string } } | undefined)?.request?.mode ?? 'unknown';
+        try {
+          const result = (await next(input)) as ResearchTaskResult;
+          tasks.add(1, { status: result.openAtService ? 'cancel_refused' : result.status, mode });
+          if (typeof result.cost === 'number') cost.record(result.cost, { mode });
+          return result;
+        } catch (error) {
+          if (!(error instanceof ContinueAsNew)) tasks.add(1, { status: isCancellation(error) ? 'cancelled' : 'failed', mode });
+          throw error;
+        }
+      },
     },
-  }],
+  ],
 });

@@ -18,7 +18,10 @@ export function operatorRemedy(error: unknown): OperatorRemedy | undefined {
     case FailureType.CreditsExhausted:
       return { waitingFor: 'credits_exhausted', detail: 'credits exhausted (402): top up the account, then send the resume signal' };
     case FailureType.Unauthorized:
-      return { waitingFor: 'operator', detail: 'the service rejected the API key (401): fix RESEARCH_API_KEY and restart the worker, then send the resume signal' };
+      return {
+        waitingFor: 'operator',
+        detail: 'the service rejected the API key (401): fix RESEARCH_API_KEY and restart the worker, then send the resume signal',
+      };
     case FailureType.Forbidden:
       return { waitingFor: 'operator', detail: 'the API key lacks a permission (403, e.g. inference): grant it, then send the resume signal' };
     default:

@@ -16,10 +16,7 @@ export interface BatchStepState {
 }
 
 /** What the run does next with a `batch` step. */
-export type BatchRoundDecision =
-  | { kind: 'take'; take: BatchRoundSource }
-  | { kind: 'wait'; reason: 'paused' | 'budget_blocked' }
-  | { kind: 'done' };
+export type BatchRoundDecision = { kind: 'take'; take: BatchRoundSource } | { kind: 'wait'; reason: 'paused' | 'budget_blocked' } | { kind: 'done' };
 
 /** The state of a run whose `batch` step has not started. */
 export function initialBatchStepState(): BatchStepState {

@@ -1,4 +1,12 @@
-import { CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, condition, getExternalWorkflowHandle, isCancellation, startChild } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  startChild,
+} from '@temporalio/workflow';
 import type { PreparedBatchRound } from '../activities/pipeline-batch-prepare';
 import { storeJobs } from './activity-proxies';
 import { resumeSignal } from './definitions';
@@ -26,7 +34,10 @@ export class ServiceBatchStrategy implements RunStrategy {
 
   resumed(): void {
     // A batch waiting for an operator (402, 401, 403) hears the resume too.
-    if (this.#inFlight) void getExternalWorkflowHandle(this.#inFlight).signal(resumeSignal).catch(() => undefined);
+    if (this.#inFlight)
+      void getExternalWorkflowHandle(this.#inFlight)
+        .signal(resumeSignal)
+        .catch(() => undefined);
   }
 
   itemSettled(): void {
@@ -46,9 +57,13 @@ export class ServiceBatchStrategy implements RunStrategy {
       const decision = nextBatchRound(this.#step, { paused: model.paused, stopping: model.stopping, ledger: model.ledger });
       if (decision.kind === 'done') return;
       if (decision.kind === 'wait') {
-        [model.phase, model.detail] = decision.reason === 'paused'
-          ? ['paused', 'paused by an operator: send resumePipeline to start the next service batch']
-          : ['waiting_for_budget', `the next task (${this.#step.blockedUsd ?? 0} USD) would pass the budget: raise it with the raiseBudget update, or cancel the run`];
+        [model.phase, model.detail] =
+          decision.reason === 'paused'
+            ? ['paused', 'paused by an operator: send resumePipeline to start the next service batch']
+            : [
+                'waiting_for_budget',
+                `the next task (${this.#step.blockedUsd ?? 0} USD) would pass the budget: raise it with the raiseBudget update, or cancel the run`,
+              ];
         run.publish();
         await condition(() => run.changed);
         continue;
@@ -85,7 +100,11 @@ export class ServiceBatchStrategy implements RunStrategy {
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: batchSummary(run.identity, round + 1, tasksRef.count),
-      staticDetails: batchDetails(run.identity, round + 1, { tasks: tasksRef.count, ...(prepared.batch.mode ? { mode: prepared.batch.mode } : {}), reservedUsd: prepared.reservedUsd }),
+      staticDetails: batchDetails(run.identity, round + 1, {
+        tasks: tasksRef.count,
+        ...(prepared.batch.mode ? { mode: prepared.batch.mode } : {}),
+        reservedUsd: prepared.reservedUsd,
+      }),
     });
     this.#inFlight = workflowId;
     // The batch reports back even when cancelled (it cancels at the service and collects what finished).
@@ -103,10 +122,19 @@ export class ServiceBatchStrategy implements RunStrategy {
     } finally {
       this.#inFlight = undefined;
     }
-    const recorded = await CancellationScope.nonCancellable(() => storeJobs.recordPipelineBatch({
-      prefix: run.prefix, round, itemsKey, tasksKey: tasksRef.key, workflowId, manifests: outcome.result?.manifests ?? [], cancelled: model.cancelled,
-      maxAttempts: 1 + definition.retries, ...(outcome.error !== undefined ? { batchError: `the service batch failed: ${outcome.error}` } : {}),
-    }));
+    const recorded = await CancellationScope.nonCancellable(() =>
+      storeJobs.recordPipelineBatch({
+        prefix: run.prefix,
+        round,
+        itemsKey,
+        tasksKey: tasksRef.key,
+        workflowId,
+        manifests: outcome.result?.manifests ?? [],
+        cancelled: model.cancelled,
+        maxAttempts: 1 + definition.retries,
+        ...(outcome.error !== undefined ? { batchError: `the service batch failed: ${outcome.error}` } : {}),
+      }),
+    );
     model.batchSettled(prepared.reservedUsd, recorded, Date.now());
     if (recorded.retry) this.#step = { ...this.#step, retry: { from: 'retry', ...recorded.retry, skip: 0 } };
     run.publish();

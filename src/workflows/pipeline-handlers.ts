@@ -2,7 +2,12 @@ import { setHandler } from '@temporalio/workflow';
 import { described } from './definitions';
 import { budgetRaiseProblem } from './message-checks';
 import {
-  itemSettledSignal, itemWaitingSignal, pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal,
+  itemSettledSignal,
+  itemWaitingSignal,
+  pausePipelineSignal,
+  pipelineRunStateQuery,
+  raiseBudgetUpdate,
+  resumePipelineSignal,
 } from './pipeline-definitions';
 import { itemSettledProblem, itemWaitingProblem, operatorSignalProblem } from './pipeline-progress';
 import type { PipelineRun, RunStrategy } from './pipeline-run-context';
@@ -14,40 +19,60 @@ import type { PipelineRun, RunStrategy } from './pipeline-run-context';
 export function handlePipelineMessages(run: PipelineRun, strategy: RunStrategy): void {
   const { model } = run;
   setHandler(pipelineRunStateQuery, () => model.toState(run.runKey, run.carried.executions, Date.now()), described(pipelineRunStateQuery));
-  setHandler(pausePipelineSignal, (payload) => {
-    const problem = operatorSignalProblem(payload);
-    if (problem) return model.reject(`pausePipeline refused: ${problem}`);
-    model.paused = true;
-    run.wake();
-  }, described(pausePipelineSignal));
-  setHandler(resumePipelineSignal, (payload) => {
-    const problem = operatorSignalProblem(payload);
-    if (problem) return model.reject(`resumePipeline refused: ${problem}`);
-    model.paused = false;
-    model.creditsExhausted = false;
-    strategy.resumed();
-    run.wake();
-  }, described(resumePipelineSignal));
-  setHandler(itemWaitingSignal, (notice) => {
-    const problem = itemWaitingProblem(notice);
-    if (problem) return model.reject(`pipelineItemWaiting refused: ${problem}`);
-    model.noteWaiting(notice.item, notice.waiting);
-    run.publish();
-  }, described(itemWaitingSignal));
-  setHandler(itemSettledSignal, (report) => {
-    const problem = itemSettledProblem(report);
-    if (problem) return model.reject(`pipelineItemSettled refused: ${problem}`);
-    strategy.itemSettled(report);
-  }, described(itemSettledSignal));
-  setHandler(raiseBudgetUpdate, (raise) => {
-    const ledger = model.raise(raise);
-    run.wake();
-    return ledger;
-  }, {
-    ...described(raiseBudgetUpdate),
-    validator: (raise) => {
-      const problem = budgetRaiseProblem(model.ledger, raise);
-      if (problem) throw new Error(problem);
+  setHandler(
+    pausePipelineSignal,
+    (payload) => {
+      const problem = operatorSignalProblem(payload);
+      if (problem) return model.reject(`pausePipeline refused: ${problem}`);
+      model.paused = true;
+      run.wake();
     },
-  });
+    described(pausePipelineSignal),
+  );
+  setHandler(
+    resumePipelineSignal,
+    (payload) => {
+      const problem = operatorSignalProblem(payload);
+      if (problem) return model.reject(`resumePipeline refused: ${problem}`);
+      model.paused = false;
+      model.creditsExhausted = false;
+      strategy.resumed();
+      run.wake();
+    },
+    described(resumePipelineSignal),
+  );
+  setHandler(
+    itemWaitingSignal,
+    (notice) => {
+      const problem = itemWaitingProblem(notice);
+      if (problem) return model.reject(`pipelineItemWaiting refused: ${problem}`);
+      model.noteWaiting(notice.item, notice.waiting);
+      run.publish();
+    },
+    described(itemWaitingSignal),
+  );
+  setHandler(
+    itemSettledSignal,
+    (report) => {
+      const problem = itemSettledProblem(report);
+      if (problem) return model.reject(`pipelineItemSettled refused: ${problem}`);
+      strategy.itemSettled(report);
+    },
+    described(itemSettledSignal),
+  );
+  setHandler(
+    raiseBudgetUpdate,
+    (raise) => {
+      const ledger = model.raise(raise);
+      run.wake();
+      return ledger;
+    },
+    {
+      ...described(raiseBudgetUpdate),
+      validator: (raise) => {
+        const problem = budgetRaiseProblem(model.ledger, raise);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
 }

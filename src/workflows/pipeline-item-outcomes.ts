@@ -12,20 +12,38 @@ import type { ResearchTaskResult } from '../domain/research-types';
 /** How an item's research task workflow that returned ended, as the run records it. */
 export function childOutcome(workflowId: string, result: ResearchTaskResult): ItemOutcome {
   return {
-    status: result.status, costUsd: result.cost ?? result.outputs.cost ?? 0, workflowId, outputs: result.outputs,
-    ...(result.openAtService ? { openAtService: { deepresearchId: result.deepresearchId, status: result.openAtService.status }, error: result.openAtService.detail } : {}),
+    status: result.status,
+    costUsd: result.cost ?? result.outputs.cost ?? 0,
+    workflowId,
+    outputs: result.outputs,
+    ...(result.openAtService
+      ? { openAtService: { deepresearchId: result.deepresearchId, status: result.openAtService.status }, error: result.openAtService.detail }
+      : {}),
   };
 }
 
 /** An item's research task workflow failed: what it stored before failing (and paid) is counted. */
 export function failedChildOutcome(workflowId: string, error: unknown): ItemOutcome {
   const outputs = (failureDetails(error) as { outputs?: StoredOutputs } | undefined)?.outputs;
-  return { status: 'failed', costUsd: outputs?.cost ?? 0, workflowId, ...(outputs ? { outputs } : {}), error: failureMessage(error), failureType: failureType(error) };
+  return {
+    status: 'failed',
+    costUsd: outputs?.cost ?? 0,
+    workflowId,
+    ...(outputs ? { outputs } : {}),
+    error: failureMessage(error),
+    failureType: failureType(error),
+  };
 }
 
 /** An item's workflow id that ran outside this run and cannot be adopted: the item fails rather than run twice. */
 export function alreadyRanOutcome(workflowId: string): ItemOutcome {
-  return { status: 'failed', costUsd: 0, workflowId, failureType: FailureType.InvalidInput, error: `workflow ${workflowId} already ran for this run key and did not fail (it completed or is running outside this run): not started twice` };
+  return {
+    status: 'failed',
+    costUsd: 0,
+    workflowId,
+    failureType: FailureType.InvalidInput,
+    error: `workflow ${workflowId} already ran for this run key and did not fail (it completed or is running outside this run): not started twice`,
+  };
 }
 
 /** An adopted item's outcome, from its report or from a look at its workflow. */
@@ -33,8 +51,12 @@ export function adoptedOutcome(workflowId: string, ended: Omit<ItemSettledReport
   if (ended.status === 'completed' && ended.result) return childOutcome(workflowId, ended.result);
   if (ended.status === 'cancelled') return { status: 'cancelled', costUsd: 0, workflowId };
   return {
-    status: 'failed', costUsd: ended.outputs?.cost ?? 0, workflowId, ...(ended.outputs ? { outputs: ended.outputs } : {}),
-    error: ended.error ?? 'the item\'s workflow failed', ...(ended.failureType ? { failureType: ended.failureType } : {}),
+    status: 'failed',
+    costUsd: ended.outputs?.cost ?? 0,
+    workflowId,
+    ...(ended.outputs ? { outputs: ended.outputs } : {}),
+    error: ended.error ?? "the item's workflow failed",
+    ...(ended.failureType ? { failureType: ended.failureType } : {}),
   };
 }
 
@@ -42,14 +64,22 @@ export function adoptedOutcome(workflowId: string, ended: Omit<ItemSettledReport
 export function itemCallOutcome(outcome: PipelineItemOutcome): ItemOutcome {
   const possiblyChargedUsd = outcome.possiblyChargedUsd ?? 0;
   return {
-    status: 'completed', costUsd: outcome.costUsd + possiblyChargedUsd, result: outcome.result,
-    ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd, error: `possibly charged twice: ${possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)` } : {}),
+    status: 'completed',
+    costUsd: outcome.costUsd + possiblyChargedUsd,
+    result: outcome.result,
+    ...(possiblyChargedUsd > 0
+      ? { possiblyChargedUsd, error: `possibly charged twice: ${possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)` }
+      : {}),
   };
 }
 
 /** An item's call cancelled while in flight: it may have been charged, so its reserved price counts. */
 export function cancelledItemCallOutcome(reserveUsd: number): ItemOutcome {
-  return { status: 'cancelled', costUsd: reserveUsd, error: 'cancelled while its call was in flight: its reserved price is counted (it may have been charged)' };
+  return {
+    status: 'cancelled',
+    costUsd: reserveUsd,
+    error: 'cancelled while its call was in flight: its reserved price is counted (it may have been charged)',
+  };
 }
 
 /**
@@ -66,7 +96,10 @@ export function failedItemCallOutcome(error: unknown, reserveUsd: number): ItemO
 /** What earlier attempts of a failed item call may have been charged, as its failure's details say (see runPipelineItem). */
 function earlierPossiblyCharged(error: unknown): number {
   const details = (error as { cause?: { details?: unknown[] } } | undefined)?.cause?.details ?? [];
-  const found = details.find((detail): detail is { earlierPossiblyChargedUsd: number } => typeof (detail as { earlierPossiblyChargedUsd?: unknown } | null)?.earlierPossiblyChargedUsd === 'number');
+  const found = details.find(
+    (detail): detail is { earlierPossiblyChargedUsd: number } =>
+      typeof (detail as { earlierPossiblyChargedUsd?: unknown } | null)?.earlierPossiblyChargedUsd === 'number',
+  );
   return found?.earlierPossiblyChargedUsd ?? 0;
 }
 

@@ -31,7 +31,12 @@ function duration(ms: number): string {
 
 /** The run's current details for the Temporal UI (Markdown): phase, counts, money, time left, why it waits. */
 export function runDetails(input: {
-  phase: PipelineRunPhase; counts: PipelineCounts; total?: number; ledger: BudgetLedger; etaMs?: number; detail?: string;
+  phase: PipelineRunPhase;
+  counts: PipelineCounts;
+  total?: number;
+  ledger: BudgetLedger;
+  etaMs?: number;
+  detail?: string;
   waiting?: { checkpoint: number; operator: number };
 }): string {
   const { counts, ledger } = input;
@@ -46,7 +51,8 @@ export function runDetails(input: {
   if (waiting.operator > 0) lines.push(`${waiting.operator} waiting for an operator (credits, key or permission): fix it, then send resumePipeline`);
   const people = waiting.checkpoint + waiting.operator;
   // The rate knows nothing of how long people take to answer: the estimate says it leaves them out.
-  if (input.etaMs !== undefined) lines.push(`about ${duration(input.etaMs)} left${people > 0 ? `, not counting the ${people} item(s) waiting for a person` : ''}`);
+  if (input.etaMs !== undefined)
+    lines.push(`about ${duration(input.etaMs)} left${people > 0 ? `, not counting the ${people} item(s) waiting for a person` : ''}`);
   if (input.detail) lines.push(input.detail);
   return lines.join('\n\n');
 }

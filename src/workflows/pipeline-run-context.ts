@@ -60,10 +60,17 @@ export class PipelineRun {
     this.prefix = pipelineRunPrefix(definition.name, this.runKey);
     this.identity = { pipeline: definition.name, runKey: this.runKey, workflowId: info.workflowId };
     this.ref = { definition, source: input.source, params: input.params, runKey: this.runKey, runDate: this.carried.runDate, prefix: this.prefix };
-    this.model = new PipelineRunModel({
-      pipeline: definition.name, concurrency: definition.concurrency, ratePerSecond: definition.start_rate_per_second,
-      retries: definition.retries, failRunOnItemFailure: definition.on_item_failure === 'fail_run',
-    }, this.carried, Date.now());
+    this.model = new PipelineRunModel(
+      {
+        pipeline: definition.name,
+        concurrency: definition.concurrency,
+        ratePerSecond: definition.start_rate_per_second,
+        retries: definition.retries,
+        failRunOnItemFailure: definition.on_item_failure === 'fail_run',
+      },
+      this.carried,
+      Date.now(),
+    );
   }
 
   /** Names the run's pipeline for operators' filters. */
@@ -75,7 +82,10 @@ export class PipelineRun {
   publish(): void {
     const { model } = this;
     this.#attributes.upsert(
-      [{ key: ResearchStatusKey, value: model.phase }, { key: ResearchCostUsdKey, value: model.ledger.spentUsd }],
+      [
+        { key: ResearchStatusKey, value: model.phase },
+        { key: ResearchCostUsdKey, value: model.ledger.spentUsd },
+      ],
       { kind: 'when', keys: [ResearchStatusKey.name] },
     );
     setCurrentDetails(model.details(Date.now()));

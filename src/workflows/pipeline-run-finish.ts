@@ -38,24 +38,40 @@ export async function finishRun(run: PipelineRun, strategy: RunStrategy): Promis
   run.publish();
   const completed = !model.cancelled && model.fatal === undefined;
   const outputs: PipelineOutputs = await storeJobs.writePipelineOutputs({
-    ...run.ref, ledger: model.ledger, compareWithPrevious: run.input.compareWithPrevious === true, completed, ...(synthesis ? { synthesis } : {}),
+    ...run.ref,
+    ledger: model.ledger,
+    compareWithPrevious: run.input.compareWithPrevious === true,
+    completed,
+    ...(synthesis ? { synthesis } : {}),
   });
   model.outputs = outputs;
   model.phase = model.fatal !== undefined ? 'failed' : model.cancelled ? 'cancelled' : 'completed';
   model.detail = model.fatal;
   if (model.openAtService > 0) {
-    model.note(`${model.openAtService} cancelled item(s) left a task open at the service (it waits at a checkpoint, which the service does not cancel): start the run again with the same run key to follow them; nothing is created again`);
+    model.note(
+      `${model.openAtService} cancelled item(s) left a task open at the service (it waits at a checkpoint, which the service does not cancel): start the run again with the same run key to follow them; nothing is created again`,
+    );
   }
   run.publish();
   run.showSpent();
   await handlersFinished();
   const { running: _running, ...counts } = model.counts;
   if (model.fatal !== undefined) {
-    throw ApplicationFailure.create({ type: FailureType.PipelineRunFailed, nonRetryable: true, message: `${model.fatal} (outputs of what finished: ${outputs.folderUri})`, details: [{ counts, outputs }] });
+    throw ApplicationFailure.create({
+      type: FailureType.PipelineRunFailed,
+      nonRetryable: true,
+      message: `${model.fatal} (outputs of what finished: ${outputs.folderUri})`,
+      details: [{ counts, outputs }],
+    });
   }
   return {
-    pipeline: definition.name, runKey: run.runKey, status: model.cancelled ? 'cancelled' : 'completed', counts,
-    ledger: { budgetUsd: model.ledger.budgetUsd, spentUsd: model.ledger.spentUsd }, outputs, executions: run.carried.executions,
+    pipeline: definition.name,
+    runKey: run.runKey,
+    status: model.cancelled ? 'cancelled' : 'completed',
+    counts,
+    ledger: { budgetUsd: model.ledger.budgetUsd, spentUsd: model.ledger.spentUsd },
+    outputs,
+    executions: run.carried.executions,
     durationMs: Date.now() - run.carried.startedAt,
   };
 }
@@ -70,14 +86,15 @@ async function runSynthesis(run: PipelineRun): Promise<ArtifactRef | undefined> 
       return undefined;
     }
     if (request.kind === 'deepresearch') {
-      const start = (workflowId: string) => executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
-        workflowId,
-        args: [{ request: request.request, context: run.childContext('~synthesis'), ...(run.input.polling ? { polling: run.input.polling } : {}) }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-        // Terminated (the default) would leave its task open and paying at the service when the run ends.
-        ...(patched('synthesis-request-cancel') ? { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL } : {}),
-        staticSummary: synthesisSummary(run.identity),
-      });
+      const start = (workflowId: string) =>
+        executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
+          workflowId,
+          args: [{ request: request.request, context: run.childContext('~synthesis'), ...(run.input.polling ? { polling: run.input.polling } : {}) }],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          // Terminated (the default) would leave its task open and paying at the service when the run ends.
+          ...(patched('synthesis-request-cancel') ? { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL } : {}),
+          staticSummary: synthesisSummary(run.identity),
+        });
       const synthesisId = pipelineSynthesisWorkflowId(definition.name, runKey);
       let result: ResearchTaskResult;
       try {
@@ -87,9 +104,10 @@ async function runSynthesis(run: PipelineRun): Promise<ArtifactRef | undefined> 
         // An earlier run of this run key started it (the run was resumed): its result is used, once it
         // ends, rather than paying for another; one that ended cancelled runs again under a new id.
         const found = await followEnded(synthesisId);
-        result = found.status === 'completed' && found.result?.status === 'completed'
-          ? found.result
-          : await start(`${synthesisId}~${run.firstExecutionRunId.slice(0, 8)}`);
+        result =
+          found.status === 'completed' && found.result?.status === 'completed'
+            ? found.result
+            : await start(`${synthesisId}~${run.firstExecutionRunId.slice(0, 8)}`);
       }
       model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + (result.cost ?? 0) };
       return result.outputs.report;
@@ -97,7 +115,8 @@ async function runSynthesis(run: PipelineRun): Promise<ArtifactRef | undefined> 
     const outcome = await itemCalls.runPipelineItem({ key: '~synthesis', request, prefix: run.prefix, reserveUsd });
     // An earlier attempt that sent the call and never reported back may have been charged too: counted.
     model.ledger = { ...model.ledger, spentUsd: model.ledger.spentUsd + outcome.costUsd + (outcome.possiblyChargedUsd ?? 0) };
-    if (outcome.possiblyChargedUsd) model.note(`synthesis possibly charged twice: ${outcome.possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)`);
+    if (outcome.possiblyChargedUsd)
+      model.note(`synthesis possibly charged twice: ${outcome.possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)`);
     return outcome.result;
   } catch (error) {
     model.note(`synthesis failed: ${failureMessage(error)}`);

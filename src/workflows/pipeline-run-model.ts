@@ -4,18 +4,34 @@ import { estimateTimeLeft, runDetails } from './pipeline-progress';
 import { keepLast } from '../domain/keep-last';
 import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
 import type {
-  BudgetLedger, BudgetRaise, ItemStatus, PipelineCounts, PipelineItemRecord, PipelineOutputs, PipelineRunCarried, PipelineRunPhase,
-  PipelineRunState, PlannedItem, PlannedPage,
+  BudgetLedger,
+  BudgetRaise,
+  ItemStatus,
+  PipelineCounts,
+  PipelineItemRecord,
+  PipelineOutputs,
+  PipelineRunCarried,
+  PipelineRunPhase,
+  PipelineRunState,
+  PlannedItem,
+  PlannedPage,
 } from '../domain/pipeline-types';
 import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** How one started item ended, as the workflow saw it. */
 export type ItemOutcome =
   | {
-    status: ItemStatus; costUsd: number; workflowId?: string; outputs?: StoredOutputs; result?: ArtifactRef; error?: string; failureType?: string; possiblyChargedUsd?: number;
-    /** A cancelled item whose task the service would not cancel (it waits at a checkpoint): a resumed run follows it rather than create another. */
-    openAtService?: PipelineItemRecord['openAtService'];
-  }
+      status: ItemStatus;
+      costUsd: number;
+      workflowId?: string;
+      outputs?: StoredOutputs;
+      result?: ArtifactRef;
+      error?: string;
+      failureType?: string;
+      possiblyChargedUsd?: number;
+      /** A cancelled item whose task the service would not cancel (it waits at a checkpoint): a resumed run follows it rather than create another. */
+      openAtService?: PipelineItemRecord['openAtService'];
+    }
   /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
   | { status: 'credits_exhausted' };
 
@@ -76,7 +92,11 @@ export class PipelineRunModel {
   #exhausted: boolean;
   #activeSince?: number;
 
-  constructor(readonly limits: RunLimits, readonly carried: PipelineRunCarried, now: number) {
+  constructor(
+    readonly limits: RunLimits,
+    readonly carried: PipelineRunCarried,
+    now: number,
+  ) {
     this.counts = { ...carried.counts, running: 0 };
     this.ledger = { ...carried.ledger, reservedUsd: 0 };
     this.bucket = { tokens: 1, updatedAt: now };
@@ -185,8 +205,15 @@ export class PipelineRunModel {
   decide(now: number): WindowDecision {
     this.bucket = refill(this.bucket, this.limits.ratePerSecond, now);
     return decideNext({
-      running: this.inFlight.size, concurrency: this.limits.concurrency, paused: this.paused, creditsExhausted: this.creditsExhausted,
-      stopping: this.stopping, next: this.peek(), ledger: this.ledger, bucket: this.bucket, ratePerSecond: this.limits.ratePerSecond,
+      running: this.inFlight.size,
+      concurrency: this.limits.concurrency,
+      paused: this.paused,
+      creditsExhausted: this.creditsExhausted,
+      stopping: this.stopping,
+      next: this.peek(),
+      ledger: this.ledger,
+      bucket: this.bucket,
+      ratePerSecond: this.limits.ratePerSecond,
       ...(this.observedMaxUsd !== undefined ? { observedMaxUsd: this.observedMaxUsd } : {}),
     });
   }
@@ -239,7 +266,11 @@ export class PipelineRunModel {
     if (retry) {
       // A failed attempt that may have been charged is counted (in the ledger now, in the item's record when it ends).
       const possiblyChargedUsd = (flight.item.possiblyChargedUsd ?? 0) + outcome.costUsd;
-      this.#retries.push({ ...flight.item, attempts: flight.attempts, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd: roundUsd(possiblyChargedUsd) } : {}) });
+      this.#retries.push({
+        ...flight.item,
+        attempts: flight.attempts,
+        ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd: roundUsd(possiblyChargedUsd) } : {}),
+      });
       return;
     }
     this.#finish(flight.item, flight.attempts, outcome, now);
@@ -250,9 +281,16 @@ export class PipelineRunModel {
     const earlierUsd = item.possiblyChargedUsd ?? 0;
     const possiblyChargedUsd = roundUsd(earlierUsd + (outcome.possiblyChargedUsd ?? 0));
     this.pending.push({
-      key: item.key, index: item.index, status: outcome.status, attempts, costUsd: roundUsd(outcome.costUsd + earlierUsd), finishedAt: now,
-      ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}), ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
-      ...(outcome.result ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      key: item.key,
+      index: item.index,
+      status: outcome.status,
+      attempts,
+      costUsd: roundUsd(outcome.costUsd + earlierUsd),
+      finishedAt: now,
+      ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}),
+      ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
+      ...(outcome.result ? { result: outcome.result } : {}),
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
       ...(item.generation ? { generation: item.generation } : {}),
       ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
@@ -260,7 +298,8 @@ export class PipelineRunModel {
     if (outcome.openAtService) this.openAtService += 1;
     if (outcome.status === 'failed') {
       this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });
-      if (this.limits.failRunOnItemFailure) this.fatal ??= `item "${item.key}" failed after ${attempts} attempt(s) and on_item_failure is fail_run: ${outcome.error ?? 'no reason given'}`;
+      if (this.limits.failRunOnItemFailure)
+        this.fatal ??= `item "${item.key}" failed after ${attempts} attempt(s) and on_item_failure is fail_run: ${outcome.error ?? 'no reason given'}`;
     }
   }
 
@@ -268,12 +307,16 @@ export class PipelineRunModel {
    * A `batch` step round was prepared: its items were read, reused or refused (their records are
    * written), and its tasks hold their price while the service batch runs.
    */
-  batchPrepared(round: { read: number; reused: number; invalid: number; tasks: number; reservedUsd: number; problems: Array<{ key: string; error: string }> }, now: number): void {
+  batchPrepared(
+    round: { read: number; reused: number; invalid: number; tasks: number; reservedUsd: number; problems: Array<{ key: string; error: string }> },
+    now: number,
+  ): void {
     this.counts.read += round.read;
     this.counts.reused += round.reused;
     this.counts.failed += round.invalid;
     for (const problem of round.problems) this.failures = keepLast(this.failures, { ...problem, attempts: 0 });
-    if (round.invalid > 0 && this.limits.failRunOnItemFailure) this.fatal ??= `${round.invalid} item(s) could not run and on_item_failure is fail_run: ${round.problems[0]?.error ?? 'no reason given'}`;
+    if (round.invalid > 0 && this.limits.failRunOnItemFailure)
+      this.fatal ??= `${round.invalid} item(s) could not run and on_item_failure is fail_run: ${round.problems[0]?.error ?? 'no reason given'}`;
     if (round.tasks === 0) return;
     this.ledger = reserve(this.ledger, round.reservedUsd);
     this.counts.running = round.tasks;
@@ -281,7 +324,11 @@ export class PipelineRunModel {
   }
 
   /** A `batch` step round ended: its money is settled and its final outcomes counted (retried tasks are not yet final). */
-  batchSettled(reservedUsd: number, recorded: { completed: number; failed: number; cancelled: number; costUsd: number; failures: Array<{ key: string; error: string; attempts: number }> }, now: number): void {
+  batchSettled(
+    reservedUsd: number,
+    recorded: { completed: number; failed: number; cancelled: number; costUsd: number; failures: Array<{ key: string; error: string; attempts: number }> },
+    now: number,
+  ): void {
     this.ledger = settle(this.ledger, reservedUsd, recorded.costUsd);
     this.counts.completed += recorded.completed;
     this.counts.failed += recorded.failed;
@@ -330,16 +377,28 @@ export class PipelineRunModel {
 
   /** The phase and detail a wait shows. */
   showWait(decision: WindowDecision): void {
-    if (this.phase !== 'running' && this.phase !== 'paused' && this.phase !== 'waiting_for_budget' && this.phase !== 'credits_exhausted' && this.phase !== 'draining') return;
+    if (
+      this.phase !== 'running' &&
+      this.phase !== 'paused' &&
+      this.phase !== 'waiting_for_budget' &&
+      this.phase !== 'credits_exhausted' &&
+      this.phase !== 'draining'
+    )
+      return;
     const reason = decision.kind === 'wait' ? decision.reason : undefined;
     if (this.draining) [this.phase, this.detail] = ['draining', 'letting the items in flight finish before continuing as new'];
     else if (reason === 'paused') [this.phase, this.detail] = ['paused', 'paused by an operator: send resumePipeline to go on (items in flight continue)'];
-    else if (reason === 'credits_exhausted') [this.phase, this.detail] = ['credits_exhausted', 'credits exhausted (402): top up the account, then send resumePipeline'];
+    else if (reason === 'credits_exhausted')
+      [this.phase, this.detail] = ['credits_exhausted', 'credits exhausted (402): top up the account, then send resumePipeline'];
     else if (reason === 'budget_blocked') {
       const next = this.peek();
       const needed = next ? reserveFor(next, this.observedMaxUsd) : 0;
-      [this.phase, this.detail] = ['waiting_for_budget', `the next item (${needed} USD) would pass the budget of ${this.ledger.budgetUsd} USD (${this.ledger.spentUsd} spent): raise it with the raiseBudget update (rp budget --add), or cancel the run`];
-    } else if (reason === 'price_probe') [this.phase, this.detail] = ['running', 'the service does not bound this step\'s price: one item runs first, and the others reserve twice what it cost'];
+      [this.phase, this.detail] = [
+        'waiting_for_budget',
+        `the next item (${needed} USD) would pass the budget of ${this.ledger.budgetUsd} USD (${this.ledger.spentUsd} spent): raise it with the raiseBudget update (rp budget --add), or cancel the run`,
+      ];
+    } else if (reason === 'price_probe')
+      [this.phase, this.detail] = ['running', "the service does not bound this step's price: one item runs first, and the others reserve twice what it cost"];
     else [this.phase, this.detail] = ['running', undefined];
   }
 
@@ -358,19 +417,30 @@ export class PipelineRunModel {
   }
 
   #waitingKeys(kind: 'checkpoint' | 'operator'): string[] {
-    return [...this.waitingItems].filter(([key, what]) => what === kind && this.inFlight.has(key)).map(([key]) => key).sort();
+    return [...this.waitingItems]
+      .filter(([key, what]) => what === kind && this.inFlight.has(key))
+      .map(([key]) => key)
+      .sort();
   }
 
   /** The state query's answer. */
   toState(runKey: string, executions: number, now: number): PipelineRunState {
     const total = this.total;
     return {
-      pipeline: this.limits.pipeline, runKey, phase: this.phase, ...(this.detail ? { detail: this.detail } : {}),
-      counts: { ...this.counts }, ...(total !== undefined ? { total } : {}), ledger: { ...this.ledger },
+      pipeline: this.limits.pipeline,
+      runKey,
+      phase: this.phase,
+      ...(this.detail ? { detail: this.detail } : {}),
+      counts: { ...this.counts },
+      ...(total !== undefined ? { total } : {}),
+      ledger: { ...this.ledger },
       ...estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) }),
-      failures: [...this.failures], running: [...this.inFlight.keys()],
-      waiting: { checkpoint: this.#waitingKeys('checkpoint'), operator: this.#waitingKeys('operator') }, executions,
-      ...(this.outputs ? { outputs: this.outputs } : {}), rejectedMessages: [...this.rejectedMessages],
+      failures: [...this.failures],
+      running: [...this.inFlight.keys()],
+      waiting: { checkpoint: this.#waitingKeys('checkpoint'), operator: this.#waitingKeys('operator') },
+      executions,
+      ...(this.outputs ? { outputs: this.outputs } : {}),
+      rejectedMessages: [...this.rejectedMessages],
     };
   }
 
@@ -399,12 +469,14 @@ export class PipelineRunModel {
       ...(this.fatal ? { fatal: this.fatal } : {}),
       ...(this.observedMaxUsd !== undefined ? { observedMaxUsd: this.observedMaxUsd } : {}),
       ...(this.creditsExhausted ? { creditsExhausted: true } : {}),
-      ...(this.inFlight.size > 0 ? {
-        inFlight: [...this.inFlight.values()].map(({ item, attempts, reservedUsd }) => {
-          const waiting = this.waitingItems.get(item.key);
-          return { item, attempts, reservedUsd, ...(waiting ? { waiting } : {}) };
-        }),
-      } : {}),
+      ...(this.inFlight.size > 0
+        ? {
+            inFlight: [...this.inFlight.values()].map(({ item, attempts, reservedUsd }) => {
+              const waiting = this.waitingItems.get(item.key);
+              return { item, attempts, reservedUsd, ...(waiting ? { waiting } : {}) };
+            }),
+          }
+        : {}),
     };
   }
 }
@@ -417,8 +489,17 @@ function roundUsd(usd: number): number {
 /** The state of a run's first execution. */
 export function initialCarried(runKey: string, runDate: string, budgetUsd: number, now: number): PipelineRunCarried {
   return {
-    runKey, runDate, startedAt: now, pageTaken: 0, inputDone: false, retries: [],
+    runKey,
+    runDate,
+    startedAt: now,
+    pageTaken: 0,
+    inputDone: false,
+    retries: [],
     counts: { read: 0, completed: 0, failed: 0, cancelled: 0, reused: 0, skipped: 0 },
-    ledger: { budgetUsd, spentUsd: 0 }, activeMs: 0, failures: [], paused: false, executions: 1,
+    ledger: { budgetUsd, spentUsd: 0 },
+    activeMs: 0,
+    failures: [],
+    paused: false,
+    executions: 1,
   };
 }

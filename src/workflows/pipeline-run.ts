@@ -19,9 +19,8 @@ import { WindowStrategy } from './pipeline-window-strategy';
 export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
   const run = new PipelineRun(input);
   const step = stepSpec(input.definition.step);
-  const strategy: RunStrategy = step.kind === 'batch'
-    ? new ServiceBatchStrategy(run)
-    : new WindowStrategy(run, step.kind === 'deepresearch' || step.kind === 'workflow');
+  const strategy: RunStrategy =
+    step.kind === 'batch' ? new ServiceBatchStrategy(run) : new WindowStrategy(run, step.kind === 'deepresearch' || step.kind === 'workflow');
   handlePipelineMessages(run, strategy);
   run.showPipeline();
   run.publish();
@@ -45,7 +44,13 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
 async function checkKeys(run: PipelineRun): Promise<void> {
   const { input, model } = run;
   try {
-    const check = await storeJobs.checkPipelineKeys({ definition: input.definition, source: input.source, params: input.params, runKey: run.runKey, runDate: run.carried.runDate });
+    const check = await storeJobs.checkPipelineKeys({
+      definition: input.definition,
+      source: input.source,
+      params: input.params,
+      runKey: run.runKey,
+      runDate: run.carried.runDate,
+    });
     if (check.problem) model.inputFailed(check.problem);
   } catch (error) {
     if (isCancellation(error)) throw error;

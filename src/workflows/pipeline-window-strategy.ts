@@ -1,6 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
-  CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, condition, executeChild, getExternalWorkflowHandle, isCancellation, patched,
+  CancellationScope,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  condition,
+  executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
 } from '@temporalio/workflow';
 import type { ItemRequest } from '../pipelines/render-item';
 import { itemCalls, shortCalls } from './activity-proxies';
@@ -11,7 +18,13 @@ import { itemDetails, itemSummary } from './pipeline-child-summaries';
 import { itemAdoptedSignal } from './pipeline-definitions';
 import type { ItemSettledReport } from '../domain/pipeline-types';
 import {
-  adoptedOutcome, alreadyRanOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutcome, failedItemCallOutcome, itemCallOutcome,
+  adoptedOutcome,
+  alreadyRanOutcome,
+  cancelledItemCallOutcome,
+  childOutcome,
+  failedChildOutcome,
+  failedItemCallOutcome,
+  itemCallOutcome,
 } from './pipeline-item-outcomes';
 import type { PipelineRun, RunStrategy } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
@@ -41,7 +54,10 @@ export class WindowStrategy implements RunStrategy {
   readonly #reports = new Map<string, ItemSettledReport>();
   readonly #pageSize: number;
 
-  constructor(private readonly run: PipelineRun, private readonly usesChildren: boolean) {
+  constructor(
+    private readonly run: PipelineRun,
+    private readonly usesChildren: boolean,
+  ) {
     this.#pageSize = pageSizeFor(run.definition.concurrency, run.input.pageSize);
   }
 
@@ -87,7 +103,13 @@ export class WindowStrategy implements RunStrategy {
       run.publish();
       if (this.#forwardResume) {
         this.#forwardResume = false;
-        await Promise.all([...model.inFlight.values()].map(({ item }) => getExternalWorkflowHandle(run.itemWorkflowId(item)).signal(resumeSignal).catch(() => undefined)));
+        await Promise.all(
+          [...model.inFlight.values()].map(({ item }) =>
+            getExternalWorkflowHandle(run.itemWorkflowId(item))
+              .signal(resumeSignal)
+              .catch(() => undefined),
+          ),
+        );
       }
       if (model.pending.length >= RECORD_FLUSH_SIZE) await run.flush();
       if (!model.draining && !model.stopping && !model.inputExhausted && historyIsFull(run.input.continueAsNewAfterEvents)) {
@@ -98,7 +120,9 @@ export class WindowStrategy implements RunStrategy {
         await run.flush();
         const { carried, runKey } = run;
         return await continueAsNewAfterHandlers<PipelineRunWorkflow>(() => ({
-          ...run.input, runKey, carried: model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
+          ...run.input,
+          runKey,
+          carried: model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
         }));
       }
       if (model.inFlight.size === 0 && (model.inputExhausted || model.stopping)) return;
@@ -139,10 +163,14 @@ export class WindowStrategy implements RunStrategy {
       try {
         const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
           workflowId,
-          args: [{
-            request: request.request, context: run.childContext(item.key), ...(run.input.polling ? { polling: run.input.polling } : {}),
-            ...(item.existingTask ? { existingTask: item.existingTask } : {}),
-          }],
+          args: [
+            {
+              request: request.request,
+              context: run.childContext(item.key),
+              ...(run.input.polling ? { polling: run.input.polling } : {}),
+              ...(item.existingTask ? { existingTask: item.existingTask } : {}),
+            },
+          ],
           // A failed attempt may run again; a completed or running item's workflow is never started twice.
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
           // An adoptable item outlives this execution when the run continues as new (the next adopts it);
@@ -202,7 +230,9 @@ export class WindowStrategy implements RunStrategy {
       if (!isCancellation(error)) return { status: 'failed', costUsd: 0, workflowId, error: failureMessage(error), failureType: failureType(error) };
       // The run was cancelled: so is the item, which then reports how it ended (its partial outputs).
       return await CancellationScope.nonCancellable(async () => {
-        await getExternalWorkflowHandle(workflowId).cancel().catch(() => undefined);
+        await getExternalWorkflowHandle(workflowId)
+          .cancel()
+          .catch(() => undefined);
         return await follow(true);
       });
     } finally {

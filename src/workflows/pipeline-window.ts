@@ -82,7 +82,12 @@ export function pageSizeFor(concurrency: number, requested?: number): number {
 
 /** Failure types that another attempt cannot fix: the request itself is wrong. */
 // A create whose outcome nobody settled may have made a task: running the item again could pay twice.
-const PERMANENT_FAILURES: ReadonlySet<string> = new Set([FailureType.InvalidRequest, FailureType.InvalidInput, FailureType.NotFound, FailureType.CreateOutcomeUnknown]);
+const PERMANENT_FAILURES: ReadonlySet<string> = new Set([
+  FailureType.InvalidRequest,
+  FailureType.InvalidInput,
+  FailureType.NotFound,
+  FailureType.CreateOutcomeUnknown,
+]);
 
 /** Whether a failed item gets another attempt: attempts left, and a failure another attempt could fix. */
 export function shouldRetry(attempts: number, retries: number, failureType: string | undefined): boolean {

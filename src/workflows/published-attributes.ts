@@ -11,7 +11,11 @@ export type UpsertRule =
   | { kind: 'always' };
 
 /** The pairs to upsert under `rule`, given the values last upserted (by attribute name). */
-export function pairsToUpsert(published: ReadonlyMap<string, unknown>, pairs: readonly SearchAttributeUpdatePair[], rule: UpsertRule): SearchAttributeUpdatePair[] {
+export function pairsToUpsert(
+  published: ReadonlyMap<string, unknown>,
+  pairs: readonly SearchAttributeUpdatePair[],
+  rule: UpsertRule,
+): SearchAttributeUpdatePair[] {
   if (rule.kind === 'always') return [...pairs];
   if (rule.kind === 'changed') return pairs.filter(({ key, value }) => published.get(key.name) !== value);
   const current = (name: string): unknown => pairs.find(({ key }) => key.name === name)?.value;

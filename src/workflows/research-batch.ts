@@ -1,12 +1,8 @@
-import {
-  ApplicationFailure, CancellationScope, condition, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
 import { batchAdds, shortCalls, storeJobs } from './activity-proxies';
-import {
-  batchInputProblems, batchRunDetails, chunk, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs,
-} from './batch-plan';
+import { batchInputProblems, batchRunDetails, chunk, isBatchFinished, MAX_INLINE_BATCH_TASKS, MAX_TASKS_PER_ADD, nextBatchPollDelayMs } from './batch-plan';
 import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { PublishedAttributes } from './published-attributes';
@@ -31,12 +27,24 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     }
   }
   const carried: Omit<ResearchBatchCarried, 'batchId'> & { batchId?: string } = input.carried ?? {
-    phase: 'adding', webhookConfigured: false, tasksTotal: input.tasksRef?.count ?? input.tasks.length, tasksAdded: 0,
-    collected: [], collectedCount: 0, manifests: [], polls: 0, startedAt: Date.now(),
+    phase: 'adding',
+    webhookConfigured: false,
+    tasksTotal: input.tasksRef?.count ?? input.tasks.length,
+    tasksAdded: 0,
+    collected: [],
+    collectedCount: 0,
+    manifests: [],
+    polls: 0,
+    startedAt: Date.now(),
   };
   const state: ResearchBatchState = {
-    batchId: carried.batchId, phase: carried.batchId ? carried.phase : 'creating', tasksAdded: carried.tasksAdded,
-    tasksTotal: carried.tasksTotal, collected: carried.collectedCount, polls: carried.polls, detail: carried.detail,
+    batchId: carried.batchId,
+    phase: carried.batchId ? carried.phase : 'creating',
+    tasksAdded: carried.tasksAdded,
+    tasksTotal: carried.tasksTotal,
+    collected: carried.collectedCount,
+    polls: carried.polls,
+    detail: carried.detail,
   };
   let addedThisRun = 0;
   let wake = false;
@@ -45,17 +53,21 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
   const attributes = new PublishedAttributes();
   // Runs started before this change upserted on every publish; they keep doing so on replay.
   const onlyChanges = patched('batch-upsert-only-changes');
-  setHandler(researchBatchStateQuery, () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }), described(researchBatchStateQuery));
+  setHandler(
+    researchBatchStateQuery,
+    () => ({ ...state, tasksAdded: carried.tasksAdded, collected: carried.collectedCount, polls: carried.polls }),
+    described(researchBatchStateQuery),
+  );
   setHandler(webhookReceivedSignal, () => void (wake = true), described(webhookReceivedSignal));
   setHandler(resumeSignal, () => void (resumeRequested = true), described(resumeSignal));
 
   const publish = (snapshot?: BatchSnapshot): void => {
     if (snapshot) Object.assign(state, { status: snapshot.status, counts: snapshot.counts, cost: snapshot.cost });
     // ResearchStatus is the batch's status at the service (the workflow's phase is in its details).
-    attributes.upsert([
-      { key: ResearchStatusKey, value: state.status ?? 'creating' },
-      ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : []),
-    ], { kind: onlyChanges ? 'changed' : 'always' });
+    attributes.upsert(
+      [{ key: ResearchStatusKey, value: state.status ?? 'creating' }, ...(state.cost !== undefined ? [{ key: ResearchCostUsdKey, value: state.cost }] : [])],
+      { kind: onlyChanges ? 'changed' : 'always' },
+    );
     setCurrentDetails(batchRunDetails({ ...state, tasksAdded: carried.tasksAdded, tasksTotal: carried.tasksTotal }));
   };
   const maybeContinueAsNew = async (): Promise<void> => {
@@ -98,10 +110,12 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     if (!carried.batchId) {
       // A batch cancelled before its create starts creates nothing.
       throwIfCancelled();
-      const created = await CancellationScope.nonCancellable(() => shortCalls.createResearchBatch({
-        request: { ...input.batch, metadata: { ...input.batch.metadata, ...contextMetadata(input.context) } },
-        requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
-      }));
+      const created = await CancellationScope.nonCancellable(() =>
+        shortCalls.createResearchBatch({
+          request: { ...input.batch, metadata: { ...input.batch.metadata, ...contextMetadata(input.context) } },
+          requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
+        }),
+      );
       Object.assign(carried, { batchId: created.batchId, webhookConfigured: created.webhookConfigured });
       Object.assign(state, { batchId: created.batchId, status: created.status, phase: 'adding' });
     }
@@ -139,7 +153,10 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       carried.polls++;
       publish(snapshot);
       if (isBatchFinished(snapshot.status)) break;
-      await condition(() => wake, nextBatchPollDelayMs({ elapsedMs: Date.now() - carried.startedAt, webhookConfigured: carried.webhookConfigured, overrides: input.polling }));
+      await condition(
+        () => wake,
+        nextBatchPollDelayMs({ elapsedMs: Date.now() - carried.startedAt, webhookConfigured: carried.webhookConfigured, overrides: input.polling }),
+      );
       await maybeContinueAsNew();
     }
   } catch (error) {
@@ -163,7 +180,12 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     publish();
     let page: CollectedBatchPage | undefined;
     do {
-      page = await storeJobs.collectResearchBatchPage({ batchId, keyPrefix: `batches/${batchId}`, lastKey: carried.lastKey, pageIndex: carried.manifests.length });
+      page = await storeJobs.collectResearchBatchPage({
+        batchId,
+        keyPrefix: `batches/${batchId}`,
+        lastKey: carried.lastKey,
+        pageIndex: carried.manifests.length,
+      });
       carried.collected.push(...page.tasks.slice(0, MAX_INLINE_BATCH_TASKS - carried.collected.length));
       carried.collectedCount += page.tasks.length;
       if (page.manifest) carried.manifests.push(page.manifest);
@@ -176,8 +198,14 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
     publish(final);
     await handlersFinished();
     return {
-      batchId, status: final.status, counts: final.counts, cost: final.cost, tasks: carried.collected,
-      tasksTruncated: carried.collectedCount > carried.collected.length, collectedCount: carried.collectedCount, manifests: carried.manifests,
+      batchId,
+      status: final.status,
+      counts: final.counts,
+      cost: final.cost,
+      tasks: carried.collected,
+      tasksTruncated: carried.collectedCount > carried.collected.length,
+      collectedCount: carried.collectedCount,
+      manifests: carried.manifests,
     };
   }
 }

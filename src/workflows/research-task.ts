@@ -1,6 +1,15 @@
 import {
-  ApplicationFailure, CancellationScope, ContinueAsNew, condition, getExternalWorkflowHandle, isCancellation, setCurrentDetails,
-  patched, setHandler, sleep, workflowInfo,
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setCurrentDetails,
+  patched,
+  setHandler,
+  sleep,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { CreatedResearchTask, TaskSnapshot } from '../activities/types';
 import type { CheckpointType, ResearchMode } from '../api/schemas';
@@ -36,16 +45,23 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
   // A pipeline item an earlier execution of its run started reports its outcome to the run that adopted
   // it (a run cannot wait on a child it did not start); the run's workflow id names whichever run is current.
   const reporting: Reporting = { to: input.carried?.reportTo };
-  setHandler(itemAdoptedSignal, (payload) => {
-    const adopted = messageSchemas().itemAdoptedNotice.safeParse(payload);
-    if (adopted.success) reporting.to = adopted.data.run;
-  }, described(itemAdoptedSignal));
+  setHandler(
+    itemAdoptedSignal,
+    (payload) => {
+      const adopted = messageSchemas().itemAdoptedNotice.safeParse(payload);
+      if (adopted.success) reporting.to = adopted.data.run;
+    },
+    described(itemAdoptedSignal),
+  );
   const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>): Promise<void> => {
     const item = input.context?.item;
     if (reporting.to === undefined || item === undefined) return;
     const to = reporting.to;
-    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(to)
-      .signal(itemSettledSignal, { item, workflowId: workflowInfo().workflowId, ...outcome }).catch(() => undefined));
+    await CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(to)
+        .signal(itemSettledSignal, { item, workflowId: workflowInfo().workflowId, ...outcome })
+        .catch(() => undefined),
+    );
   };
   let result: ResearchTaskResult;
   try {
@@ -56,8 +72,13 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     else {
       const direct = error instanceof ApplicationFailure ? error : undefined;
       const details = direct?.details?.[0] as { outputs?: StoredOutputs } | undefined;
-      const type = direct ? direct.type ?? undefined : failureType(error);
-      await report({ status: 'failed', error: failureMessage(error), ...(type ? { failureType: type } : {}), ...(details?.outputs ? { outputs: details.outputs } : {}) });
+      const type = direct ? (direct.type ?? undefined) : failureType(error);
+      await report({
+        status: 'failed',
+        error: failureMessage(error),
+        ...(type ? { failureType: type } : {}),
+        ...(details?.outputs ? { outputs: details.outputs } : {}),
+      });
     }
     throw error;
   }
@@ -91,31 +112,37 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   let lastWaiting: ItemWaitingNotice['waiting'] = null;
   const tellParent = (): void => {
     if (!parent || !item) return;
-    const waiting = model.status === 'awaiting_input' || model.status === 'paused' ? 'checkpoint'
-      : model.waitingFor === 'credits_exhausted' || model.waitingFor === 'operator' ? 'operator' : null;
+    const waiting =
+      model.status === 'awaiting_input' || model.status === 'paused'
+        ? 'checkpoint'
+        : model.waitingFor === 'credits_exhausted' || model.waitingFor === 'operator'
+          ? 'operator'
+          : null;
     if (waiting === lastWaiting) return;
     lastWaiting = waiting;
     // A run that has closed (or another kind of parent) may not take it: the notice is only a hint.
-    getExternalWorkflowHandle(parent.workflowId).signal(itemWaitingSignal, { item, waiting }).catch(() => undefined);
+    getExternalWorkflowHandle(parent.workflowId)
+      .signal(itemWaitingSignal, { item, waiting })
+      .catch(() => undefined);
   };
 
   const publish = (): void => {
     tellParent();
     // One event per change of status or cost, not per poll; the task id rides along.
-    attributes.upsert([
-      { key: ResearchStatusKey, value: model.status },
-      ...(model.cost !== undefined ? [{ key: ResearchCostUsdKey, value: model.cost }] : []),
-      ...(model.deepresearchId ? [{ key: DeepResearchIdKey, value: model.deepresearchId }] : []),
-    ], { kind: 'when', keys: [ResearchStatusKey.name, ResearchCostUsdKey.name] });
+    attributes.upsert(
+      [
+        { key: ResearchStatusKey, value: model.status },
+        ...(model.cost !== undefined ? [{ key: ResearchCostUsdKey, value: model.cost }] : []),
+        ...(model.deepresearchId ? [{ key: DeepResearchIdKey, value: model.deepresearchId }] : []),
+      ],
+      { kind: 'when', keys: [ResearchStatusKey.name, ResearchCostUsdKey.name] },
+    );
     setCurrentDetails(model.details());
   };
 
   handleTaskMessages({ model, inbox, publish });
 
-  attributes.upsert([
-    { key: ResearchModeKey, value: mode },
-    ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : []),
-  ]);
+  attributes.upsert([{ key: ResearchModeKey, value: mode }, ...(input.context?.pipeline ? [{ key: ResearchPipelineKey, value: input.context.pipeline }] : [])]);
   publish();
 
   // While an operator fixes something, the state shows what; afterwards, what the workflow was doing.
@@ -132,17 +159,20 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
   try {
-    created = carried?.created ?? (input.existingTask !== undefined ? await existing(input.existingTask) : undefined) ?? await createTaskDurably({
-      request: { ...input.request, metadata: { ...input.request.metadata, ...contextMetadata(input.context) } },
-      requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
-      model,
-      publish,
-      operator: operatorGate('creating'),
-      takeDecision: () => inbox.takeDecision(),
-      hasDecision: () => inbox.decision !== undefined,
-      reconcileDelaysMs: input.polling?.reconcileDelaysMs,
-      ...(input.polling?.createDecisionWaitMs !== undefined ? { decisionWaitMs: input.polling.createDecisionWaitMs } : {}),
-    });
+    created =
+      carried?.created ??
+      (input.existingTask !== undefined ? await existing(input.existingTask) : undefined) ??
+      (await createTaskDurably({
+        request: { ...input.request, metadata: { ...input.request.metadata, ...contextMetadata(input.context) } },
+        requestKey: `${workflowInfo().workflowId}#${workflowInfo().firstExecutionRunId}`,
+        model,
+        publish,
+        operator: operatorGate('creating'),
+        takeDecision: () => inbox.takeDecision(),
+        hasDecision: () => inbox.decision !== undefined,
+        reconcileDelaysMs: input.polling?.reconcileDelaysMs,
+        ...(input.polling?.createDecisionWaitMs !== undefined ? { decisionWaitMs: input.polling.createDecisionWaitMs } : {}),
+      }));
     webhookConfigured = created.webhookConfigured;
     if (!carried && input.existingTask === undefined) {
       model.deepresearchId = created.deepresearchId;
@@ -163,8 +193,12 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         publish();
         if (model.terminal) break;
         const delay = nextPollDelayMs({
-          mode, status: snapshot.status, elapsedMs: Date.now() - startedAt, webhookConfigured,
-          checkpointsAhead: model.checkpointsAhead, overrides: input.polling,
+          mode,
+          status: snapshot.status,
+          elapsedMs: Date.now() - startedAt,
+          webhookConfigured,
+          checkpointsAhead: model.checkpointsAhead,
+          overrides: input.polling,
         });
         await condition(() => inbox.wake, delay);
       }
@@ -173,12 +207,18 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         const task = created;
         await continueAsNewAfterHandlers<typeof researchTaskWorkflow>(() => ({
           ...input,
-          carried: { created: task, startedAt, model: model.carry(), resumeRequested: inbox.resumeRequested, ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}) },
+          carried: {
+            created: task,
+            startedAt,
+            model: model.carry(),
+            resumeRequested: inbox.resumeRequested,
+            ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}),
+          },
         }));
       }
     }
   } catch (error) {
-    if (!isCancellation(error) || created === undefined && model.deepresearchId === undefined) {
+    if (!isCancellation(error) || (created === undefined && model.deepresearchId === undefined)) {
       await handlersFinished();
       throw error;
     }
@@ -234,7 +274,14 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     const snapshot = await shortCalls.getResearchTask({ deepresearchId });
     model.deepresearchId = deepresearchId;
     model.apply(snapshot, Date.now());
-    return { deepresearchId, status: snapshot.status, mode: snapshot.mode, createdAt: new Date(Date.now()).toISOString(), webhookConfigured: false, adopted: true };
+    return {
+      deepresearchId,
+      status: snapshot.status,
+      mode: snapshot.mode,
+      createdAt: new Date(Date.now()).toISOString(),
+      webhookConfigured: false,
+      adopted: true,
+    };
   }
 
   /**
@@ -285,7 +332,11 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     return finish(model.status === 'completed' ? 'completed' : 'cancelled', outputs, openAtService);
   }
 
-  async function finish(status: 'completed' | 'cancelled', outputs: StoredOutputs, openAtService?: ResearchTaskResult['openAtService']): Promise<ResearchTaskResult> {
+  async function finish(
+    status: 'completed' | 'cancelled',
+    outputs: StoredOutputs,
+    openAtService?: ResearchTaskResult['openAtService'],
+  ): Promise<ResearchTaskResult> {
     model.status = openAtService ? 'cancel_refused' : status;
     model.detail = openAtService?.detail;
     model.endWaits(Date.now());
@@ -301,7 +352,13 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       outputs,
       cost: model.cost,
       sourceCount: outputs.sourceCount,
-      timings: { startedAt, finishedAt, durationMs: finishedAt - startedAt, waitingForInputMs: model.waitingForInputMs, ...(model.reconcilingMs > 0 ? { reconcilingMs: model.reconcilingMs } : {}) },
+      timings: {
+        startedAt,
+        finishedAt,
+        durationMs: finishedAt - startedAt,
+        waitingForInputMs: model.waitingForInputMs,
+        ...(model.reconcilingMs > 0 ? { reconcilingMs: model.reconcilingMs } : {}),
+      },
       polls: model.polls,
       webhooks: model.webhooks,
     };

@@ -1,8 +1,14 @@
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import { handlerCalls } from './activity-proxies';
 import {
-  addInstructionUpdate, checkpointResponseSignal, researchTaskStateQuery, respondToCheckpointUpdate, resumeSignal,
-  resolveCreateOutcomeUpdate, resolveCreateSignal, webhookReceivedSignal,
+  addInstructionUpdate,
+  checkpointResponseSignal,
+  researchTaskStateQuery,
+  respondToCheckpointUpdate,
+  resumeSignal,
+  resolveCreateOutcomeUpdate,
+  resolveCreateSignal,
+  webhookReceivedSignal,
   described,
 } from './definitions';
 import { failureMessage } from './failure-info';
@@ -57,77 +63,101 @@ export function handleTaskMessages({ model, inbox, publish }: TaskHandlerContext
   };
 
   setHandler(researchTaskStateQuery, () => model.toState(), described(researchTaskStateQuery));
-  setHandler(webhookReceivedSignal, (payload) => {
-    const parsed = parseWebhookNotice(payload);
-    if ('problem' in parsed) {
-      model.rejectSignal('webhookReceived', parsed.problem, Date.now());
-      publish();
-      return;
-    }
-    const { notice } = parsed;
-    model.webhooks++;
-    // A webhook naming a task while the create's outcome is unknown settles it.
-    if (notice.deepresearchId && model.deepresearchId === undefined && inbox.decision === undefined) inbox.decision = { adoptTaskId: notice.deepresearchId };
-    inbox.wake = true;
-  }, described(webhookReceivedSignal));
+  setHandler(
+    webhookReceivedSignal,
+    (payload) => {
+      const parsed = parseWebhookNotice(payload);
+      if ('problem' in parsed) {
+        model.rejectSignal('webhookReceived', parsed.problem, Date.now());
+        publish();
+        return;
+      }
+      const { notice } = parsed;
+      model.webhooks++;
+      // A webhook naming a task while the create's outcome is unknown settles it.
+      if (notice.deepresearchId && model.deepresearchId === undefined && inbox.decision === undefined) inbox.decision = { adoptTaskId: notice.deepresearchId };
+      inbox.wake = true;
+    },
+    described(webhookReceivedSignal),
+  );
   setHandler(resumeSignal, () => void (inbox.resumeRequested = true), described(resumeSignal));
-  setHandler(resolveCreateSignal, (value) => {
-    const parsed = parseCreateDecision(value);
-    if ('problem' in parsed) {
-      model.rejectSignal('resolveCreate', parsed.problem, Date.now());
-      publish();
-      return;
-    }
-    inbox.decision = parsed.decision;
-  }, described(resolveCreateSignal));
-  setHandler(resolveCreateOutcomeUpdate, (value) => {
-    const parsed = parseCreateDecision(value);
-    if ('problem' in parsed) throw new Error(parsed.problem);
-    inbox.decision = parsed.decision;
-    return { accepted: true as const, decision: 'adoptTaskId' in parsed.decision ? 'adopt' as const : 'create_again' as const };
-  }, {
-    ...described(resolveCreateOutcomeUpdate),
-    validator: (value) => {
-      if (model.waitingFor !== 'reconciling_create') throw new Error(`no create outcome is waiting for a decision (the workflow is ${model.waitingFor})`);
+  setHandler(
+    resolveCreateSignal,
+    (value) => {
+      const parsed = parseCreateDecision(value);
+      if ('problem' in parsed) {
+        model.rejectSignal('resolveCreate', parsed.problem, Date.now());
+        publish();
+        return;
+      }
+      inbox.decision = parsed.decision;
+    },
+    described(resolveCreateSignal),
+  );
+  setHandler(
+    resolveCreateOutcomeUpdate,
+    (value) => {
       const parsed = parseCreateDecision(value);
       if ('problem' in parsed) throw new Error(parsed.problem);
+      inbox.decision = parsed.decision;
+      return { accepted: true as const, decision: 'adoptTaskId' in parsed.decision ? ('adopt' as const) : ('create_again' as const) };
     },
-  });
-  setHandler(checkpointResponseSignal, async (answer) => {
-    const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
-    const problem = model.answerProblem(answer);
-    if (problem) {
-      model.reject(interactionId, problem, Date.now());
-      return;
-    }
-    // A signal's sender cannot be told; a refusal is recorded, and the workflow waits for another answer.
-    await forwardAnswer(answer).catch((error: unknown) => model.reject(interactionId, failureMessage(error), Date.now()));
-  }, described(checkpointResponseSignal));
-  setHandler(respondToCheckpointUpdate, async (answer) => {
-    await forwardAnswer(answer);
-    return { accepted: true as const, interactionId: answer.interactionId };
-  }, {
-    ...described(respondToCheckpointUpdate),
-    validator: (answer) => {
+    {
+      ...described(resolveCreateOutcomeUpdate),
+      validator: (value) => {
+        if (model.waitingFor !== 'reconciling_create') throw new Error(`no create outcome is waiting for a decision (the workflow is ${model.waitingFor})`);
+        const parsed = parseCreateDecision(value);
+        if ('problem' in parsed) throw new Error(parsed.problem);
+      },
+    },
+  );
+  setHandler(
+    checkpointResponseSignal,
+    async (answer) => {
+      const interactionId = String((answer as Partial<CheckpointAnswer> | undefined)?.interactionId ?? '');
       const problem = model.answerProblem(answer);
-      if (problem) throw new Error(problem);
+      if (problem) {
+        model.reject(interactionId, problem, Date.now());
+        return;
+      }
+      // A signal's sender cannot be told; a refusal is recorded, and the workflow waits for another answer.
+      await forwardAnswer(answer).catch((error: unknown) => model.reject(interactionId, failureMessage(error), Date.now()));
     },
-  });
-  setHandler(addInstructionUpdate, async (instruction) => {
-    try {
-      await handlerCalls.addResearchInstruction({ deepresearchId: model.deepresearchId!, instruction });
-      model.instructions.push({ instruction, accepted: true });
-      return { accepted: true as const };
-    } catch (error) {
-      const reason = failureMessage(error);
-      model.instructions.push({ instruction, accepted: false, reason });
-      throw ApplicationFailure.create({ type: FailureType.Refused, message: `instruction refused: ${reason}`, nonRetryable: true });
-    }
-  }, {
-    ...described(addInstructionUpdate),
-    validator: (instruction) => {
-      const problem = model.instructionProblem(instruction);
-      if (problem) throw new Error(problem);
+    described(checkpointResponseSignal),
+  );
+  setHandler(
+    respondToCheckpointUpdate,
+    async (answer) => {
+      await forwardAnswer(answer);
+      return { accepted: true as const, interactionId: answer.interactionId };
     },
-  });
+    {
+      ...described(respondToCheckpointUpdate),
+      validator: (answer) => {
+        const problem = model.answerProblem(answer);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
+  setHandler(
+    addInstructionUpdate,
+    async (instruction) => {
+      try {
+        await handlerCalls.addResearchInstruction({ deepresearchId: model.deepresearchId!, instruction });
+        model.instructions.push({ instruction, accepted: true });
+        return { accepted: true as const };
+      } catch (error) {
+        const reason = failureMessage(error);
+        model.instructions.push({ instruction, accepted: false, reason });
+        throw ApplicationFailure.create({ type: FailureType.Refused, message: `instruction refused: ${reason}`, nonRetryable: true });
+      }
+    },
+    {
+      ...described(addInstructionUpdate),
+      validator: (instruction) => {
+        const problem = model.instructionProblem(instruction);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
 }

@@ -58,11 +58,23 @@ export class ResearchTaskModel {
   /** Everything the next run needs to go on exactly where this one stopped (plain JSON). */
   carry(): ResearchTaskModelCarried {
     return {
-      deepresearchId: this.deepresearchId, status: this.status, waitingFor: this.waitingFor, detail: this.detail,
-      progress: this.progress, interaction: this.interaction, cost: this.cost, error: this.error, polls: this.polls,
-      webhooks: this.webhooks, waitingForInputMs: this.waitingForInputMs, rejectedAnswers: [...this.rejectedAnswers],
-      rejectedSignals: [...this.rejectedSignals], instructions: [...this.instructions], answered: [...this.answered],
-      inputSince: this.#inputSince, seenCheckpoints: [...this.#seenCheckpoints],
+      deepresearchId: this.deepresearchId,
+      status: this.status,
+      waitingFor: this.waitingFor,
+      detail: this.detail,
+      progress: this.progress,
+      interaction: this.interaction,
+      cost: this.cost,
+      error: this.error,
+      polls: this.polls,
+      webhooks: this.webhooks,
+      waitingForInputMs: this.waitingForInputMs,
+      rejectedAnswers: [...this.rejectedAnswers],
+      rejectedSignals: [...this.rejectedSignals],
+      instructions: [...this.instructions],
+      answered: [...this.answered],
+      inputSince: this.#inputSince,
+      seenCheckpoints: [...this.#seenCheckpoints],
     };
   }
 
@@ -166,7 +178,10 @@ export class ResearchTaskModel {
     if (this.progress) lines.push(`step ${this.progress.currentStep} of ${this.progress.totalSteps}`);
     if (this.detail) lines.push(this.detail);
     // A workflow that ended with its task left open cannot take an answer any more: say what can.
-    if (this.interaction && this.status === 'cancel_refused') lines.push(`the checkpoint ${this.interaction.type} (interaction ${this.interaction.interaction_id}) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task, or answer it at the service`);
+    if (this.interaction && this.status === 'cancel_refused')
+      lines.push(
+        `the checkpoint ${this.interaction.type} (interaction ${this.interaction.interaction_id}) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task, or answer it at the service`,
+      );
     else if (this.interaction) lines.push(checkpointHowTo(this.interaction.type, this.interaction.interaction_id));
     if (this.cost !== undefined) lines.push(`cost ${this.cost.toFixed(2)} USD`);
     return lines.join('\n\n');

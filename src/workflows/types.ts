@@ -1,7 +1,15 @@
 /** Inputs, results and state of the research workflows: plain JSON, shared with clients by `import type`. */
 import type { CollectedBatchTask, CreatedResearchTask } from '../activities/types';
 import type {
-  BatchCounts, BatchStatus, CheckpointResponse, CheckpointType, CreateBatchRequest, CreateTaskRequest, Interaction, ResearchMode, TaskStatus,
+  BatchCounts,
+  BatchStatus,
+  CheckpointResponse,
+  CheckpointType,
+  CreateBatchRequest,
+  CreateTaskRequest,
+  Interaction,
+  ResearchMode,
+  TaskStatus,
 } from '../api/schemas';
 import type { ArtifactRef } from '../domain/artifacts';
 import type { PollingOverrides, ResearchContext } from '../domain/research-types';
@@ -56,14 +64,7 @@ export interface ResearchTaskModelCarried {
 }
 
 /** Why the workflow is waiting, shown in the state query and the UI's current details. */
-export type WaitReason =
-  | 'creating'
-  | 'reconciling_create'
-  | 'credits_exhausted'
-  | 'operator'
-  | 'research'
-  | 'checkpoint'
-  | 'storing_outputs';
+export type WaitReason = 'creating' | 'reconciling_create' | 'credits_exhausted' | 'operator' | 'research' | 'checkpoint' | 'storing_outputs';
 
 /** A checkpoint answer the workflow refused, kept visible for operators. */
 export interface RejectedAnswer {

@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ATTEMPT_REPORT_MARGIN_MS, attemptBudgetMs, callOptions } from '../../src/activities/context';
 
 describe('the time limit of service calls inside an activity attempt', () => {
-  it('is what is left of the attempt\'s start-to-close timeout, less the reporting margin', async () => {
+  it("is what is left of the attempt's start-to-close timeout, less the reporting margin", async () => {
     const now = Date.now();
     const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 120_000, currentAttemptScheduledTimestampMs: now - 100_000 });
     expect(await env.run(async () => attemptBudgetMs(now))).toBe(20_000 - ATTEMPT_REPORT_MARGIN_MS);

@@ -33,7 +33,10 @@ describe('createResearchBatch', () => {
       return batch({ webhook_secret: SECRET });
     });
     const created = await t.env().call(t.activities.createResearchBatch, input);
-    expect(sent).toMatchObject({ metadata: { owner: 'ops', rp_request_key: 'batch-run-1' }, webhook_url: `${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}/${webhookRouteToken(INTAKE_KEY, WORKFLOW_ID)}` });
+    expect(sent).toMatchObject({
+      metadata: { owner: 'ops', rp_request_key: 'batch-run-1' },
+      webhook_url: `${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}/${webhookRouteToken(INTAKE_KEY, WORKFLOW_ID)}`,
+    });
     expect(created).toEqual({ batchId: 'batch_1', status: 'open', webhookConfigured: true, adopted: false });
     expect(JSON.stringify(created)).not.toContain(SECRET);
     expect(await t.secrets.get('batch_1')).toBe(SECRET);
@@ -41,8 +44,12 @@ describe('createResearchBatch', () => {
 
   test('attempt 2 adopts the batch an earlier attempt created', async () => {
     t.service.intercept(BATCHES).reply(200, { batches: [batch({ metadata: { rp_request_key: 'batch-run-1' }, status: 'processing' })] });
-    expect(await t.env({ attempt: 2 }).call(t.activities.createResearchBatch, input))
-      .toEqual({ batchId: 'batch_1', status: 'processing', webhookConfigured: false, adopted: true });
+    expect(await t.env({ attempt: 2 }).call(t.activities.createResearchBatch, input)).toEqual({
+      batchId: 'batch_1',
+      status: 'processing',
+      webhookConfigured: false,
+      adopted: true,
+    });
   });
 
   test('a 500 on create is retryable: a retry adopts instead of duplicating', async () => {
@@ -58,15 +65,20 @@ describe('addResearchBatchTasks', () => {
       sent = jsonOf(options.body);
       return { batch_id: 'batch_1', added: 2, tasks: [], counts: counts(2) };
     });
-    expect(await t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a', 'b']) }))
-      .toEqual({ added: 2, skipped: 0, counts: counts(2) });
+    expect(await t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a', 'b']) })).toEqual({
+      added: 2,
+      skipped: 0,
+      counts: counts(2),
+    });
     expect(sent).toEqual({ tasks: tasks(['a', 'b']) });
   });
 
   test('more than 100 tasks is InvalidInput, before any call', async () => {
     const many = tasks(Array.from({ length: 101 }, (_, index) => `t${index}`));
-    await expect(t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: many }))
-      .rejects.toMatchObject({ type: FailureType.InvalidInput, nonRetryable: true });
+    await expect(t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: many })).rejects.toMatchObject({
+      type: FailureType.InvalidInput,
+      nonRetryable: true,
+    });
   });
 
   test('a retry reads every page of existing ids and adds only the missing tasks', async () => {
@@ -97,25 +109,37 @@ describe('addResearchBatchTasks', () => {
   test('a retry whose tasks are all there adds nothing and reports the counts', async () => {
     t.service.intercept(listTasks({ limit: '100' })).reply(200, page(['a', 'b'], null, false));
     t.service.intercept(GET).reply(200, { batch: batch({ counts: counts(2) }) });
-    expect(await t.env({ attempt: 3 }).call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a', 'b']) }))
-      .toEqual({ added: 0, skipped: 2, counts: counts(2) });
+    expect(await t.env({ attempt: 3 }).call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a', 'b']) })).toEqual({
+      added: 0,
+      skipped: 2,
+      counts: counts(2),
+    });
   });
 
   test('credits running out is CreditsExhausted', async () => {
     t.service.intercept(ADD).reply(402, { success: false, error: 'Insufficient credits. Please top up your account.' });
-    await expect(t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a']) }))
-      .rejects.toMatchObject({ type: FailureType.CreditsExhausted, nonRetryable: true });
+    await expect(t.env().call(t.activities.addResearchBatchTasks, { batchId: 'batch_1', tasks: tasks(['a']) })).rejects.toMatchObject({
+      type: FailureType.CreditsExhausted,
+      nonRetryable: true,
+    });
   });
 });
 
 describe('getResearchBatch and cancelResearchBatch', () => {
   test('the snapshot has status, counts and cost', async () => {
     t.service.intercept(GET).reply(200, { success: true, batch: batch({ status: 'processing', counts: counts(4), cost: 0.4, name: 'n' }) });
-    expect(await t.env().call(t.activities.getResearchBatch, { batchId: 'batch_1' })).toEqual({ batchId: 'batch_1', status: 'processing', counts: counts(4), cost: 0.4 });
+    expect(await t.env().call(t.activities.getResearchBatch, { batchId: 'batch_1' })).toEqual({
+      batchId: 'batch_1',
+      status: 'processing',
+      counts: counts(4),
+      cost: 0.4,
+    });
   });
 
   test('cancel reports how many tasks it cancelled', async () => {
-    t.service.intercept({ path: '/v1/deepresearch/batches/batch_1/cancel', method: 'POST' }).reply(200, { batch_id: 'batch_1', status: 'cancelled', cancelled_count: 3 });
+    t.service
+      .intercept({ path: '/v1/deepresearch/batches/batch_1/cancel', method: 'POST' })
+      .reply(200, { batch_id: 'batch_1', status: 'cancelled', cancelled_count: 3 });
     expect(await t.env().call(t.activities.cancelResearchBatch, { batchId: 'batch_1' })).toEqual({ cancelled: true, status: 'cancelled', cancelledCount: 3 });
   });
 
@@ -130,8 +154,25 @@ describe('collectResearchBatchPage', () => {
   test('stores every ended task of the page and reports the others by status', async () => {
     t.service.intercept(listTasks({ limit: '2', include_output: 'true', last_key: 'k0' })).reply(200, {
       tasks: [
-        { deepresearch_id: 'dr_a', task_id: 'a/1', query: 'A', status: 'completed', created_at: '2025-01-01T00:00:00Z', output: '# A', sources: [{ url: 'https://a.example' }], cost: 0.1 },
-        { deepresearch_id: 'dr_b', task_id: 'b', query: 'B', status: 'failed', created_at: '2025-01-01T00:00:00Z', error: 'tool budget', output: { partial: true } },
+        {
+          deepresearch_id: 'dr_a',
+          task_id: 'a/1',
+          query: 'A',
+          status: 'completed',
+          created_at: '2025-01-01T00:00:00Z',
+          output: '# A',
+          sources: [{ url: 'https://a.example' }],
+          cost: 0.1,
+        },
+        {
+          deepresearch_id: 'dr_b',
+          task_id: 'b',
+          query: 'B',
+          status: 'failed',
+          created_at: '2025-01-01T00:00:00Z',
+          error: 'tool budget',
+          output: { partial: true },
+        },
         { deepresearch_id: 'dr_c', query: 'C', status: 'running', created_at: '2025-01-01T00:00:00Z' },
       ],
       pagination: { count: 3, last_key: 'k1', has_more: true },

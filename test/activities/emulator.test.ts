@@ -15,7 +15,8 @@ let h: ResearchHarness;
 let dir: string;
 let store: LocalArtifactStore;
 let activities: ReturnType<typeof createActivities>;
-const env = (attempt = 1) => new ActivityTestEnvironment({ attempt, workflowExecution: { workflowId: 'wf-emu', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
+const env = (attempt = 1) =>
+  new ActivityTestEnvironment({ attempt, workflowExecution: { workflowId: 'wf-emu', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
 
 beforeEach(async () => {
   h = await startResearchHarness();
@@ -39,7 +40,13 @@ describe('activities against the emulator', () => {
 
   test('a completed task: the snapshot stays small and every file is stored byte for byte', async () => {
     const created = await env().call(activities.createResearchTask, {
-      request: { query: QUERY, mode: 'fast', output_formats: ['markdown', 'pdf'], tools: { charts: true }, deliverables: [{ type: 'csv', description: 'Market shares by maker' }] },
+      request: {
+        query: QUERY,
+        mode: 'fast',
+        output_formats: ['markdown', 'pdf'],
+        tools: { charts: true },
+        deliverables: [{ type: 'csv', description: 'Market shares by maker' }],
+      },
       requestKey: 'emu-key-2',
     });
     await h.advance(minutes(10));
@@ -75,8 +82,11 @@ describe('activities against the emulator', () => {
   test('an instruction to a finished task is Refused with the service reason', async () => {
     const created = await env().call(activities.createResearchTask, { request: { query: QUERY, mode: 'fast' }, requestKey: 'emu-key-4' });
     await h.advance(minutes(10));
-    await expect(env().call(activities.addResearchInstruction, { deepresearchId: created.deepresearchId, instruction: 'Add Asia' }))
-      .rejects.toMatchObject({ type: FailureType.Refused, nonRetryable: true, message: expect.stringContaining('completed') });
+    await expect(env().call(activities.addResearchInstruction, { deepresearchId: created.deepresearchId, instruction: 'Add Asia' })).rejects.toMatchObject({
+      type: FailureType.Refused,
+      nonRetryable: true,
+      message: expect.stringContaining('completed'),
+    });
   });
 
   test('a batch: a retried add skips the tasks already there, and collecting stores each report', async () => {
@@ -85,7 +95,9 @@ describe('activities against the emulator', () => {
     expect(await env().call(activities.addResearchBatchTasks, { batchId: batch.batchId, tasks: items.slice(0, 2) })).toMatchObject({ added: 2, skipped: 0 });
     expect(await env(2).call(activities.addResearchBatchTasks, { batchId: batch.batchId, tasks: items })).toMatchObject({ added: 1, skipped: 2 });
     await h.advance(minutes(30));
-    expect(await env().call(activities.getResearchBatch, { batchId: batch.batchId })).toMatchObject({ counts: expect.objectContaining({ total: 3, completed: 3 }) });
+    expect(await env().call(activities.getResearchBatch, { batchId: batch.batchId })).toMatchObject({
+      counts: expect.objectContaining({ total: 3, completed: 3 }),
+    });
     const page = await env().call(activities.collectResearchBatchPage, { batchId: batch.batchId, keyPrefix: 'batches/emu', pageSize: 10 });
     expect(page.hasMore).toBe(false);
     expect(page.tasks.map((entry) => entry.report?.key).sort()).toEqual(['batches/emu/a/report.md', 'batches/emu/b/report.md', 'batches/emu/c/report.md']);

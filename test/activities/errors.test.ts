@@ -9,7 +9,13 @@ import { API_KEY } from './helpers';
 const target = { method: 'POST', path: '/v1/deepresearch/tasks' };
 
 function httpError(status: number, headers: Record<string, string> = {}): ResearchApiError {
-  return ResearchApiError.fromResponse({ ...target, status, headers, bodyText: JSON.stringify({ success: false, error: `said ${status}` }), secrets: [API_KEY] });
+  return ResearchApiError.fromResponse({
+    ...target,
+    status,
+    headers,
+    bodyText: JSON.stringify({ success: false, error: `said ${status}` }),
+    secrets: [API_KEY],
+  });
 }
 
 function thrown(fn: () => unknown): unknown {

@@ -66,8 +66,20 @@ describe('content types and extensions', () => {
   });
 
   test.each([
-    ['csv', '.csv'], ['Excel', '.xlsx'], ['xlsx', '.xlsx'], ['powerpoint', '.pptx'], ['pptx', '.pptx'], ['word', '.docx'], ['DOCX', '.docx'], ['pdf', '.pdf'],
-    ['text/csv', '.csv'], ['application/pdf', '.pdf'], ['chart', undefined], ['constructor', undefined], ['', undefined], [undefined, undefined],
+    ['csv', '.csv'],
+    ['Excel', '.xlsx'],
+    ['xlsx', '.xlsx'],
+    ['powerpoint', '.pptx'],
+    ['pptx', '.pptx'],
+    ['word', '.docx'],
+    ['DOCX', '.docx'],
+    ['pdf', '.pdf'],
+    ['text/csv', '.csv'],
+    ['application/pdf', '.pdf'],
+    ['chart', undefined],
+    ['constructor', undefined],
+    ['', undefined],
+    [undefined, undefined],
   ])('a deliverable of type %j gets the extension %j', (type, extension) => {
     expect(deliverableExtension(type)).toBe(extension);
   });

@@ -57,10 +57,8 @@ export async function setup(): Promise<Setup> {
     store,
     secrets,
     activities,
-    env: (info = {}) => new ActivityTestEnvironment(
-      { workflowExecution: { workflowId: WORKFLOW_ID, runId: 'run-1' }, ...info },
-      { logger: new DefaultLogger('ERROR') },
-    ),
+    env: (info = {}) =>
+      new ActivityTestEnvironment({ workflowExecution: { workflowId: WORKFLOW_ID, runId: 'run-1' }, ...info }, { logger: new DefaultLogger('ERROR') }),
     cleanup: async () => {
       await agent.close();
       await rm(dir, { recursive: true, force: true });

@@ -29,7 +29,11 @@ describe('an activity whose options set a heartbeat timeout', () => {
     const beats: number[] = [];
     env.on('heartbeat', () => beats.push(Date.now()));
     const started = Date.now();
-    const outcome = await env.call(activities.runPipelineItem, { key: 'acme', request: { kind: 'search', request: { query: 'Acme news', max_num_results: 1 } }, prefix: 'pipelines/p/r' });
+    const outcome = await env.call(activities.runPipelineItem, {
+      key: 'acme',
+      request: { kind: 'search', request: { query: 'Acme news', max_num_results: 1 } },
+      prefix: 'pipelines/p/r',
+    });
     expect(outcome.result).toBeDefined();
     expect(h.emulator.stats.snapshot().requests.search).toEqual({ 200: 1 });
     // No gap between beats (from the start to the end) as long as the 300 ms timeout.
@@ -44,15 +48,17 @@ describe('keepingAlive', () => {
     const env = new ActivityTestEnvironment({ heartbeatTimeoutMs: 150 }, quiet);
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
-    await env.run(keepingAlive(async () => {
-      heartbeat({ stored: 3 });
-      await sleep(400);
-    }));
+    await env.run(
+      keepingAlive(async () => {
+        heartbeat({ stored: 3 });
+        await sleep(400);
+      }),
+    );
     expect(beats.length).toBeGreaterThanOrEqual(3);
     expect(beats.every((details) => JSON.stringify(details) === '{"stored":3}')).toBe(true);
   });
 
-  it('repeats a previous attempt\'s details until the activity gives new ones', async () => {
+  it("repeats a previous attempt's details until the activity gives new ones", async () => {
     const env = new ActivityTestEnvironment({ heartbeatTimeoutMs: 150, attempt: 2, heartbeatDetails: { added: 100 } }, quiet);
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));

@@ -3,7 +3,15 @@ import { networkError, useTestbed, type Setup } from './helpers';
 
 const SEARCH = { path: '/v1/search', method: 'POST' } as const;
 const input = { key: 'acme', prefix: 'pipelines/p/r', request: { kind: 'search' as const, request: { query: 'Acme headcount' } } };
-const results = { success: true, results: [], results_by_source: { web: 0, proprietary: 0 }, tx_id: 'tx_1', query: 'Acme headcount', total_deduction_dollars: 0.01, total_characters: 0 };
+const results = {
+  success: true,
+  results: [],
+  results_by_source: { web: 0, proprietary: 0 },
+  tx_id: 'tx_1',
+  query: 'Acme headcount',
+  total_deduction_dollars: 0.01,
+  total_characters: 0,
+};
 
 const testbed = useTestbed();
 let t: Setup;
@@ -17,7 +25,11 @@ describe('runPipelineItem: paid calls without an idempotency key', () => {
     ['a time-out', (s: Setup) => s.service.intercept(SEARCH).reply(200, results).delay(1_000)],
   ])('%s after sending may have been charged: PossiblyCharged, not retried by the activity', async (_name, arrange) => {
     arrange(t);
-    await expect(t.env().call(t.activities.runPipelineItem, input)).rejects.toMatchObject({ type: FailureType.PossiblyCharged, nonRetryable: true, message: expect.stringContaining('may have been charged') });
+    await expect(t.env().call(t.activities.runPipelineItem, input)).rejects.toMatchObject({
+      type: FailureType.PossiblyCharged,
+      nonRetryable: true,
+      message: expect.stringContaining('may have been charged'),
+    });
   });
 
   test.each([
@@ -31,6 +43,9 @@ describe('runPipelineItem: paid calls without an idempotency key', () => {
 
   test('a result is stored with its cost', async () => {
     t.service.intercept(SEARCH).reply(200, results);
-    await expect(t.env().call(t.activities.runPipelineItem, input)).resolves.toMatchObject({ costUsd: 0.01, result: { key: 'pipelines/p/r/results/acme.json' } });
+    await expect(t.env().call(t.activities.runPipelineItem, input)).resolves.toMatchObject({
+      costUsd: 0.01,
+      result: { key: 'pipelines/p/r/results/acme.json' },
+    });
   });
 });

@@ -58,22 +58,15 @@ describe('LocalArtifactStore', () => {
     expect(await store.stat('x/partial.bin')).toBeUndefined();
   });
 
-  test.each([
-    ['../escape.txt'],
-    ['a/../../escape.txt'],
-    ['/etc/passwd'],
-    ['C:/windows/win.ini'],
-    ['a\\..\\b'],
-    ['a//b'],
-    ['./a'],
-    ['.meta/a.json'],
-    [''],
-  ])('rejects the key %j', async (key) => {
-    const store = new LocalArtifactStore(dir);
-    await expect(store.put(key, 'x', 'text/plain')).rejects.toBeInstanceOf(ArtifactKeyError);
-    await expect(store.stat(key)).rejects.toBeInstanceOf(ArtifactKeyError);
-    await expect(store.get(key)).rejects.toBeInstanceOf(ArtifactKeyError);
-  });
+  test.each([['../escape.txt'], ['a/../../escape.txt'], ['/etc/passwd'], ['C:/windows/win.ini'], ['a\\..\\b'], ['a//b'], ['./a'], ['.meta/a.json'], ['']])(
+    'rejects the key %j',
+    async (key) => {
+      const store = new LocalArtifactStore(dir);
+      await expect(store.put(key, 'x', 'text/plain')).rejects.toBeInstanceOf(ArtifactKeyError);
+      await expect(store.stat(key)).rejects.toBeInstanceOf(ArtifactKeyError);
+      await expect(store.get(key)).rejects.toBeInstanceOf(ArtifactKeyError);
+    },
+  );
 
   test('stat of a missing key is undefined', async () => {
     expect(await new LocalArtifactStore(dir).stat('nothing/here.md')).toBeUndefined();

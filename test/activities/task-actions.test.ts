@@ -29,12 +29,18 @@ describe('addResearchInstruction', () => {
   test.each([[400], [409]])('a late instruction refused with %i is Refused with the service reason', async (status) => {
     t.service.intercept(UPDATE).reply(status, { success: false, error: 'the writing phase has begun' });
     const failure = t.env().call(t.activities.addResearchInstruction, { deepresearchId: 'dr_1', instruction: 'more' });
-    await expect(failure).rejects.toMatchObject({ type: FailureType.Refused, nonRetryable: true, message: expect.stringContaining('the writing phase has begun') });
+    await expect(failure).rejects.toMatchObject({
+      type: FailureType.Refused,
+      nonRetryable: true,
+      message: expect.stringContaining('the writing phase has begun'),
+    });
   });
 
   test('success: false in the answer is Refused too', async () => {
     t.service.intercept(UPDATE).reply(200, { success: false, message: 'too late', deepresearch_id: 'dr_1' });
-    await expect(t.env().call(t.activities.addResearchInstruction, { deepresearchId: 'dr_1', instruction: 'more' })).rejects.toMatchObject({ type: FailureType.Refused });
+    await expect(t.env().call(t.activities.addResearchInstruction, { deepresearchId: 'dr_1', instruction: 'more' })).rejects.toMatchObject({
+      type: FailureType.Refused,
+    });
   });
 });
 
@@ -52,7 +58,9 @@ describe('answerResearchCheckpoint', () => {
 
   test('an answer of the wrong shape for the checkpoint is InvalidRequest, for the operator to fix', async () => {
     t.service.intercept(RESPOND).reply(400, { success: false, error: 'plan_review expects {approved}' });
-    const failure = t.env().call(t.activities.answerResearchCheckpoint, { deepresearchId: 'dr_1', interactionId: 'int_1', response: { answers: [{ question: 'q', answer: 'a' }] } });
+    const failure = t
+      .env()
+      .call(t.activities.answerResearchCheckpoint, { deepresearchId: 'dr_1', interactionId: 'int_1', response: { answers: [{ question: 'q', answer: 'a' }] } });
     await expect(failure).rejects.toMatchObject({ type: FailureType.InvalidRequest, nonRetryable: true });
   });
 
@@ -84,7 +92,10 @@ describe('cancelResearchTask', () => {
 
   test('a 5xx stays retryable', async () => {
     t.service.intercept(CANCEL).reply(502, 'bad gateway');
-    await expect(t.env().call(t.activities.cancelResearchTask, { deepresearchId: 'dr_1' })).rejects.toMatchObject({ type: FailureType.ServiceUnavailable, nonRetryable: false });
+    await expect(t.env().call(t.activities.cancelResearchTask, { deepresearchId: 'dr_1' })).rejects.toMatchObject({
+      type: FailureType.ServiceUnavailable,
+      nonRetryable: false,
+    });
   });
 });
 

@@ -8,7 +8,13 @@ const LIST = { path: '/v1/deepresearch/list?limit=100', method: 'GET' } as const
 const SECRET = 'a'.repeat(64);
 const status = (id: string) => ({ path: `/v1/deepresearch/tasks/${id}/status`, method: 'GET' }) as const;
 /** A `GET /deepresearch/list` item as the JS client types it: no metadata, `created_at` in milliseconds. */
-const listItem = (overrides: Record<string, unknown> = {}) => ({ deepresearch_id: 'dr_1', query: 'EV battery supply chains', status: 'running', created_at: 1_735_689_600_000, ...overrides });
+const listItem = (overrides: Record<string, unknown> = {}) => ({
+  deepresearch_id: 'dr_1',
+  query: 'EV battery supply chains',
+  status: 'running',
+  created_at: 1_735_689_600_000,
+  ...overrides,
+});
 const input = { request: { query: 'EV battery supply chains', mode: 'fast' as const, metadata: { team: 'ops' } }, requestKey: 'run-1:item-7' };
 
 const testbed = useTestbed();
@@ -27,7 +33,14 @@ describe('createResearchTask', () => {
     const created = await t.env().call(t.activities.createResearchTask, input);
     expect(sent.metadata).toEqual({ team: 'ops', rp_request_key: 'run-1:item-7' });
     expect(sent.webhook_url).toBe(`${INTAKE}/webhooks/research/${encodeURIComponent(WORKFLOW_ID)}/${webhookRouteToken(INTAKE_KEY, WORKFLOW_ID)}`);
-    expect(created).toEqual({ deepresearchId: 'dr_1', status: 'running', mode: 'standard', createdAt: '2025-01-01T00:00:00Z', webhookConfigured: true, adopted: false });
+    expect(created).toEqual({
+      deepresearchId: 'dr_1',
+      status: 'running',
+      mode: 'standard',
+      createdAt: '2025-01-01T00:00:00Z',
+      webhookConfigured: true,
+      adopted: false,
+    });
   });
 
   test('keeps the webhook secret in the secret store, never in the result', async () => {
@@ -82,19 +95,31 @@ describe('createResearchTask', () => {
 
   test('failures never show the API key', async () => {
     t.service.intercept(CREATE).reply(401, { success: false, error: `invalid API key ${API_KEY}` });
-    const error: unknown = await t.env().call(t.activities.createResearchTask, input).catch((caught: unknown) => caught);
+    const error: unknown = await t
+      .env()
+      .call(t.activities.createResearchTask, input)
+      .catch((caught: unknown) => caught);
     expect(JSON.stringify(error) + String(error)).not.toContain(API_KEY);
   });
 
   test('attempt 2 adopts the task whose full record carries the request key, and sends no second POST', async () => {
     await t.secrets.put('dr_1', SECRET);
-    t.service.intercept(LIST).reply(200, [
-      listItem({ deepresearch_id: 'dr_other', query: 'Something else', created_at: 1_735_689_605_000 }),
-      listItem({ deepresearch_id: 'dr_1', status: 'queued' }),
-    ]);
+    t.service
+      .intercept(LIST)
+      .reply(200, [
+        listItem({ deepresearch_id: 'dr_other', query: 'Something else', created_at: 1_735_689_605_000 }),
+        listItem({ deepresearch_id: 'dr_1', status: 'queued' }),
+      ]);
     t.service.intercept(status('dr_1')).reply(200, taskBody({ status: 'queued', mode: 'fast', metadata: { team: 'ops', rp_request_key: 'run-1:item-7' } }));
     const created = await t.env({ attempt: 2 }).call(t.activities.createResearchTask, input);
-    expect(created).toEqual({ deepresearchId: 'dr_1', status: 'queued', mode: 'fast', createdAt: '2025-01-01T00:00:00Z', webhookConfigured: true, adopted: true });
+    expect(created).toEqual({
+      deepresearchId: 'dr_1',
+      status: 'queued',
+      mode: 'fast',
+      createdAt: '2025-01-01T00:00:00Z',
+      webhookConfigured: true,
+      adopted: true,
+    });
   });
 
   test('attempt 2 creates when the whole list has no task with the query', async () => {
@@ -107,7 +132,10 @@ describe('createResearchTask', () => {
   test('attempt 2 does not create when a task with the query hides whose it is: CreateOutcomeUnknown', async () => {
     t.service.intercept(LIST).reply(200, [listItem()]);
     t.service.intercept(status('dr_1')).reply(200, taskBody({ query: input.request.query }));
-    await expect(t.env({ attempt: 2 }).call(t.activities.createResearchTask, input)).rejects.toMatchObject({ type: FailureType.CreateOutcomeUnknown, nonRetryable: true });
+    await expect(t.env({ attempt: 2 }).call(t.activities.createResearchTask, input)).rejects.toMatchObject({
+      type: FailureType.CreateOutcomeUnknown,
+      nonRetryable: true,
+    });
   });
 
   test('a cancelled activity abandons the call and reports cancellation', async () => {
@@ -129,19 +157,30 @@ describe('findResearchTask', () => {
   });
 
   test('ignores tasks with another query or created before the send (beyond clock skew) without reading them', async () => {
-    t.service.intercept(LIST).reply(200, [
-      listItem({ deepresearch_id: 'dr_q', query: 'Another question' }),
-      listItem({ deepresearch_id: 'dr_old', created_at: '2024-12-31T23:00:00Z' }),
-    ]);
+    t.service
+      .intercept(LIST)
+      .reply(200, [
+        listItem({ deepresearch_id: 'dr_q', query: 'Another question' }),
+        listItem({ deepresearch_id: 'dr_old', created_at: '2024-12-31T23:00:00Z' }),
+      ]);
     expect(await t.env().call(t.activities.findResearchTask, find)).toBeNull();
   });
 
   test('adopts the oldest of two tasks carrying the key, with mode and creation time from its full record', async () => {
     t.service.intercept(LIST).reply(200, [listItem({ deepresearch_id: 'dr_new', created_at: 1_735_689_660_000 }), listItem({ deepresearch_id: 'dr_old' })]);
     t.service.intercept(status('dr_new')).reply(200, taskBody({ deepresearch_id: 'dr_new', metadata: { rp_request_key: 'run-1:item-7' } }));
-    t.service.intercept(status('dr_old')).reply(200, taskBody({ deepresearch_id: 'dr_old', status: 'completed', mode: 'heavy', metadata: { rp_request_key: 'run-1:item-7' } }));
+    t.service
+      .intercept(status('dr_old'))
+      .reply(200, taskBody({ deepresearch_id: 'dr_old', status: 'completed', mode: 'heavy', metadata: { rp_request_key: 'run-1:item-7' } }));
     const found = await t.env().call(t.activities.findResearchTask, find);
-    expect(found).toEqual({ deepresearchId: 'dr_old', status: 'completed', mode: 'heavy', createdAt: '2025-01-01T00:00:00Z', webhookConfigured: false, adopted: true });
+    expect(found).toEqual({
+      deepresearchId: 'dr_old',
+      status: 'completed',
+      mode: 'heavy',
+      createdAt: '2025-01-01T00:00:00Z',
+      webhookConfigured: false,
+      adopted: true,
+    });
   });
 
   test('is CreateOutcomeUnknown when a candidate shows no metadata', async () => {
@@ -153,13 +192,20 @@ describe('findResearchTask', () => {
   });
 
   test('is CreateOutcomeUnknown when a full page does not reach back to the send time', async () => {
-    const page = Array.from({ length: 100 }, (_, index) => listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: '2025-01-01T00:05:00Z' }));
+    const page = Array.from({ length: 100 }, (_, index) =>
+      listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: '2025-01-01T00:05:00Z' }),
+    );
     t.service.intercept(LIST).reply(200, page);
-    await expect(t.env().call(t.activities.findResearchTask, find)).rejects.toMatchObject({ type: FailureType.CreateOutcomeUnknown, message: expect.stringContaining('do not reach back') });
+    await expect(t.env().call(t.activities.findResearchTask, find)).rejects.toMatchObject({
+      type: FailureType.CreateOutcomeUnknown,
+      message: expect.stringContaining('do not reach back'),
+    });
   });
 
   test('a full page that reaches back before the send time settles that nothing was created', async () => {
-    const page = Array.from({ length: 100 }, (_, index) => listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: index < 99 ? '2025-01-01T00:05:00Z' : '2024-12-01T00:00:00Z' }));
+    const page = Array.from({ length: 100 }, (_, index) =>
+      listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: index < 99 ? '2025-01-01T00:05:00Z' : '2024-12-01T00:00:00Z' }),
+    );
     t.service.intercept(LIST).reply(200, page);
     expect(await t.env().call(t.activities.findResearchTask, find)).toBeNull();
   });
@@ -167,13 +213,26 @@ describe('findResearchTask', () => {
 
 describe('getResearchTask', () => {
   test('returns status fields only: no output, sources or messages', async () => {
-    t.service.intercept({ path: '/v1/deepresearch/tasks/dr_1/status', method: 'GET' }).reply(200, taskBody({
-      status: 'completed', cost: 0.5, completed_at: '2025-01-01T00:10:00Z', progress: { current_step: 15, total_steps: 15 },
-      output: '# Report '.repeat(1000), sources: [{ title: 's', url: 'https://s.example' }], messages: [{ role: 'assistant' }],
-    }));
+    t.service.intercept({ path: '/v1/deepresearch/tasks/dr_1/status', method: 'GET' }).reply(
+      200,
+      taskBody({
+        status: 'completed',
+        cost: 0.5,
+        completed_at: '2025-01-01T00:10:00Z',
+        progress: { current_step: 15, total_steps: 15 },
+        output: '# Report '.repeat(1000),
+        sources: [{ title: 's', url: 'https://s.example' }],
+        messages: [{ role: 'assistant' }],
+      }),
+    );
     const snapshot = await t.env().call(t.activities.getResearchTask, { deepresearchId: 'dr_1' });
     expect(snapshot).toEqual({
-      deepresearchId: 'dr_1', status: 'completed', mode: 'standard', cost: 0.5, completedAt: '2025-01-01T00:10:00Z', progress: { currentStep: 15, totalSteps: 15 },
+      deepresearchId: 'dr_1',
+      status: 'completed',
+      mode: 'standard',
+      cost: 0.5,
+      completedAt: '2025-01-01T00:10:00Z',
+      progress: { currentStep: 15, totalSteps: 15 },
     });
   });
 
@@ -185,6 +244,9 @@ describe('getResearchTask', () => {
 
   test('an unknown task is NotFound', async () => {
     t.service.intercept({ path: '/v1/deepresearch/tasks/dr_x/status', method: 'GET' }).reply(404, { success: false, error: 'task not found' });
-    await expect(t.env().call(t.activities.getResearchTask, { deepresearchId: 'dr_x' })).rejects.toMatchObject({ type: FailureType.NotFound, nonRetryable: true });
+    await expect(t.env().call(t.activities.getResearchTask, { deepresearchId: 'dr_x' })).rejects.toMatchObject({
+      type: FailureType.NotFound,
+      nonRetryable: true,
+    });
   });
 });

@@ -20,7 +20,9 @@ beforeAll(async () => {
     request.on('end', () => {
       const handler = routes[`${request.method} ${request.url}`];
       if (!handler) {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: `no route ${request.method} ${request.url}` }));
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: false, error: `no route ${request.method} ${request.url}` }));
         return;
       }
       void Promise.resolve(handler(request, Buffer.concat(chunks).toString('utf8'), response)).catch((error: unknown) => {
@@ -92,7 +94,15 @@ describe('tasks over real HTTP', () => {
     };
     routes['GET /v1/deepresearch/tasks/dr_1/status'] = (request, _body, response) => {
       seen.push({ key: request.headers['x-api-key'] as string | undefined, body: '' });
-      json(response, 200, { deepresearch_id: 'dr_1', status: 'completed', query: 'EU battery makers', mode: 'fast', created_at: CREATED_AT, output_type: 'markdown', output: '# Report' });
+      json(response, 200, {
+        deepresearch_id: 'dr_1',
+        status: 'completed',
+        query: 'EU battery makers',
+        mode: 'fast',
+        created_at: CREATED_AT,
+        output_type: 'markdown',
+        output: '# Report',
+      });
     };
 
     const created = await client.createTask({ input: 'EU battery makers', model: 'fast' });
@@ -184,7 +194,9 @@ describe('the Answer stream over real HTTP', () => {
       response.socket?.destroy();
     };
     const error = await (async () => {
-      for await (const _event of client.answer({ query: 'q' })) { /* drain */ }
+      for await (const _event of client.answer({ query: 'q' })) {
+        /* drain */
+      }
     })().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResearchApiError);
     expect(error).toMatchObject({ kind: 'network', retryable: true, path: '/v1/answer' });
@@ -217,7 +229,9 @@ describe('the Answer stream over real HTTP', () => {
       response.end(sse('[DONE]'));
     };
     const error = await (async () => {
-      for await (const _event of short.answer({ query: 'q' })) { /* drain */ }
+      for await (const _event of short.answer({ query: 'q' })) {
+        /* drain */
+      }
     })().catch((caught: unknown) => caught);
     await short.close();
     expect(error).toMatchObject({ kind: 'timeout', retryable: true, path: '/v1/answer' });
@@ -226,7 +240,9 @@ describe('the Answer stream over real HTTP', () => {
   test('a service error before the stream starts is an HTTP error', async () => {
     routes['POST /v1/answer'] = (_request, _body, response) => json(response, 402, { success: false, error: 'top up your account' });
     const error = await (async () => {
-      for await (const _event of client.answer({ query: 'q' })) { /* drain */ }
+      for await (const _event of client.answer({ query: 'q' })) {
+        /* drain */
+      }
     })().catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: 'http', status: 402, isCreditsExhausted: true });
   });

@@ -40,19 +40,22 @@ afterEach(async () => {
 /** Answers one `method path` call with `data` (JSON unless a string) and records what was sent. */
 function serve(method: string, path: string, data: unknown, options: ServeOptions = {}): Sent[] {
   const sent: Sent[] = [];
-  agent.get(options.origin ?? ORIGIN).intercept({ method, path }).reply((request) => {
-    sent.push({
-      method: request.method,
-      path: request.path,
-      headers: { ...(request.headers as Record<string, string>) },
-      body: typeof request.body === 'string' ? JSON.parse(request.body) : request.body ?? undefined,
+  agent
+    .get(options.origin ?? ORIGIN)
+    .intercept({ method, path })
+    .reply((request) => {
+      sent.push({
+        method: request.method,
+        path: request.path,
+        headers: { ...(request.headers as Record<string, string>) },
+        body: typeof request.body === 'string' ? JSON.parse(request.body) : (request.body ?? undefined),
+      });
+      return {
+        statusCode: options.status ?? 200,
+        data: typeof data === 'string' || Buffer.isBuffer(data) ? data : JSON.stringify(data),
+        responseOptions: { headers: { 'content-type': 'application/json', ...options.headers } },
+      };
     });
-    return {
-      statusCode: options.status ?? 200,
-      data: typeof data === 'string' || Buffer.isBuffer(data) ? data : JSON.stringify(data),
-      responseOptions: { headers: { 'content-type': 'application/json', ...options.headers } },
-    };
-  });
   return sent;
 }
 
@@ -67,7 +70,10 @@ function only(sent: Sent[], method: string, path: string): Sent {
 
 /** The `ResearchApiError` a promise rejects with (fails the test when it resolves or throws something else). */
 async function failure(promise: Promise<unknown>): Promise<ResearchApiError> {
-  const outcome = await promise.then(() => undefined, (error: unknown) => error);
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   if (!(outcome instanceof ResearchApiError)) throw new Error(`expected a ResearchApiError, got ${inspect(outcome)}`);
   return outcome;
 }
@@ -79,20 +85,41 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 const counts = { total: 2, queued: 2, running: 0, completed: 0, failed: 0, cancelled: 0 };
-const taskStatus = { deepresearch_id: 'dr_1', status: 'running', query: 'EU battery makers', mode: 'standard', created_at: CREATED_AT, progress: { current_step: 2, total_steps: 15 } };
+const taskStatus = {
+  deepresearch_id: 'dr_1',
+  status: 'running',
+  query: 'EU battery makers',
+  mode: 'standard',
+  created_at: CREATED_AT,
+  progress: { current_step: 2, total_steps: 15 },
+};
 const action = { success: true, message: 'ok', deepresearch_id: 'dr_1' };
 const batch = { batch_id: 'batch_1', name: 'scan', status: 'open', mode: 'fast', counts };
 const workflow = { slug: 'competitor-scan', name: 'Competitor scan', scope: 'curated', version: 2, recommended_mode: 'standard' };
 const datasource = {
-  id: 'svc/svc-stocks', name: 'Stocks', description: 'Equity prices', category: 'markets', type: 'structured', topics: ['equities'], modality: ['tabular'],
-  example_queries: ['AAPL closing price'], pricing: { cpm: 1.5 }, update_frequency: 'daily', size: 60_000,
+  id: 'svc/svc-stocks',
+  name: 'Stocks',
+  description: 'Equity prices',
+  category: 'markets',
+  type: 'structured',
+  topics: ['equities'],
+  modality: ['tabular'],
+  example_queries: ['AAPL closing price'],
+  pricing: { cpm: 1.5 },
+  update_frequency: 'daily',
+  size: 60_000,
 };
 
 describe('happy paths: search, contents and answer', () => {
   const searchBody = {
-    success: true, error: null, tx_id: 'tx_1', query: 'battery recycling',
+    success: true,
+    error: null,
+    tx_id: 'tx_1',
+    query: 'battery recycling',
     results: [{ id: 'https://a.example', title: 'A', url: 'https://a.example', content: 'text', source: 'web', price: 0.001, length: 4, relevance_score: 0.9 }],
-    results_by_source: { web: 1 }, total_deduction_dollars: 0.001, total_characters: 4,
+    results_by_source: { web: 1 },
+    total_deduction_dollars: 0.001,
+    total_characters: 4,
   };
 
   test('search posts the request and returns the parsed results, not partial on 200', async () => {
@@ -112,10 +139,13 @@ describe('happy paths: search, contents and answer', () => {
   });
 
   test('contents posts the URLs and returns the extracted pages', async () => {
-    const body = { success: true, results: [
-      { url: 'https://a.example', status: 'success', title: 'A', content: 'clean text', length: 10, source: 'web' },
-      { url: 'https://b.invalid', status: 'failed', error: 'unreachable' },
-    ] };
+    const body = {
+      success: true,
+      results: [
+        { url: 'https://a.example', status: 'success', title: 'A', content: 'clean text', length: 10, source: 'web' },
+        { url: 'https://b.invalid', status: 'failed', error: 'unreachable' },
+      ],
+    };
     const sent = serve('POST', '/v1/contents', body);
     await expect(client.contents({ urls: ['https://a.example'], summary: true, extract_effort: 'high' })).resolves.toEqual(body);
     expect(only(sent, 'POST', '/v1/contents').body).toEqual({ urls: ['https://a.example'], summary: true, extract_effort: 'high' });
@@ -128,25 +158,49 @@ describe('happy paths: search, contents and answer', () => {
       'data: {"choices":[{"delta":{"content":"lo"},"index":0}]}',
       'data: {"success":true,"tx_id":"ai_tx_1","cost":{"total_deduction_dollars":0.1,"search_deduction_dollars":0.01,"ai_deduction_dollars":0.09}}',
       'data: [DONE]',
-    ].map((line) => `${line}\n\n`).join('');
+    ]
+      .map((line) => `${line}\n\n`)
+      .join('');
     const sent = serve('POST', '/v1/answer', stream, { headers: { 'content-type': 'text/event-stream' } });
     const events = await collect(client.answer({ query: 'Who makes batteries?', country_code: 'DE' }));
     const call = only(sent, 'POST', '/v1/answer');
     expect(call.body).toEqual({ query: 'Who makes batteries?', country_code: 'DE' });
     expect(call.headers.accept).toBe('text/event-stream');
     expect(events.map((event) => event.type)).toEqual(['search_results', 'content', 'content', 'metadata', 'done']);
-    expect(events.filter((event) => event.type === 'content').map((event) => event.delta).join('')).toBe('Hello');
+    expect(
+      events
+        .filter((event) => event.type === 'content')
+        .map((event) => event.delta)
+        .join(''),
+    ).toBe('Hello');
     expect(events[3]).toMatchObject({ type: 'metadata', metadata: { tx_id: 'ai_tx_1' } });
   });
 });
 
 describe('happy paths: tasks', () => {
   test('createTask sends the normalised request (aliases replaced) and returns the creation response', async () => {
-    const created = { deepresearch_id: 'dr_1', status: 'queued', mode: 'fast', created_at: CREATED_AT, message: 'waiting for capacity', webhook_secret: 'a'.repeat(64) };
+    const created = {
+      deepresearch_id: 'dr_1',
+      status: 'queued',
+      mode: 'fast',
+      created_at: CREATED_AT,
+      message: 'waiting for capacity',
+      webhook_secret: 'a'.repeat(64),
+    };
     const sent = serve('POST', '/v1/deepresearch/tasks', created);
-    const result = await client.createTask({ input: 'EU battery makers', model: 'fast', strategy: 'filings first', code_execution: true, webhook_url: 'https://hooks.example.com/r' });
+    const result = await client.createTask({
+      input: 'EU battery makers',
+      model: 'fast',
+      strategy: 'filings first',
+      code_execution: true,
+      webhook_url: 'https://hooks.example.com/r',
+    });
     expect(only(sent, 'POST', '/v1/deepresearch/tasks').body).toEqual({
-      query: 'EU battery makers', mode: 'fast', research_strategy: 'filings first', tools: { code_execution: true }, webhook_url: 'https://hooks.example.com/r',
+      query: 'EU battery makers',
+      mode: 'fast',
+      research_strategy: 'filings first',
+      tools: { code_execution: true },
+      webhook_url: 'https://hooks.example.com/r',
     });
     expect(result).toEqual(created);
   });
@@ -197,7 +251,10 @@ describe('happy paths: tasks', () => {
   });
 
   test('listTasks passes the limit and returns the tasks', async () => {
-    const tasks = [{ deepresearch_id: 'dr_2', query: 'p', status: 'completed', created_at: CREATED_AT }, { deepresearch_id: 'dr_1', status: 'running', query: 'q', created_at: CREATED_AT }];
+    const tasks = [
+      { deepresearch_id: 'dr_2', query: 'p', status: 'completed', created_at: CREATED_AT },
+      { deepresearch_id: 'dr_1', status: 'running', query: 'q', created_at: CREATED_AT },
+    ];
     const sent = serve('GET', '/v1/deepresearch/list?limit=2', tasks);
     await expect(client.listTasks({ limit: 2 })).resolves.toEqual(tasks);
     only(sent, 'GET', '/v1/deepresearch/list?limit=2');
@@ -270,8 +327,19 @@ describe('happy paths: batches', () => {
   });
 
   test('addBatchTasks posts the tasks', async () => {
-    const tasks = [{ id: 'acme', query: 'ACME battery plants' }, { id: 'volt', query: 'Volt battery plants' }];
-    const body = { batch_id: 'batch_1', added: 2, tasks: [{ task_id: 'acme', deepresearch_id: 'dr_a', status: 'queued' }, { task_id: 'volt', deepresearch_id: 'dr_v', status: 'queued' }], counts };
+    const tasks = [
+      { id: 'acme', query: 'ACME battery plants' },
+      { id: 'volt', query: 'Volt battery plants' },
+    ];
+    const body = {
+      batch_id: 'batch_1',
+      added: 2,
+      tasks: [
+        { task_id: 'acme', deepresearch_id: 'dr_a', status: 'queued' },
+        { task_id: 'volt', deepresearch_id: 'dr_v', status: 'queued' },
+      ],
+      counts,
+    };
     const sent = serve('POST', '/v1/deepresearch/batches/batch_1/tasks', body);
     await expect(client.addBatchTasks('batch_1', tasks)).resolves.toEqual(body);
     expect(only(sent, 'POST', '/v1/deepresearch/batches/batch_1/tasks').body).toEqual({ tasks });
@@ -314,21 +382,31 @@ describe('happy paths: workflows and datasources', () => {
     only(sent, 'GET', '/v1/workflows');
   });
 
-  test.each([['the record', workflow], ['{workflow}', { success: true, workflow }]])('getWorkflow accepts %s', async (_form, body) => {
+  test.each([
+    ['the record', workflow],
+    ['{workflow}', { success: true, workflow }],
+  ])('getWorkflow accepts %s', async (_form, body) => {
     const sent = serve('GET', '/v1/workflows/competitor-scan', body);
     await expect(client.getWorkflow('competitor-scan')).resolves.toEqual(workflow);
     only(sent, 'GET', '/v1/workflows/competitor-scan');
   });
 
   test('previewWorkflow posts the parameters and version pin', async () => {
-    const body = { workflow: { slug: 'competitor-scan', version: 2 }, resolved: { input: 'Scan ACME', mode: 'standard', output_formats: ['markdown'] }, estimated_credits: null };
+    const body = {
+      workflow: { slug: 'competitor-scan', version: 2 },
+      resolved: { input: 'Scan ACME', mode: 'standard', output_formats: ['markdown'] },
+      estimated_credits: null,
+    };
     const sent = serve('POST', '/v1/workflows/competitor-scan/preview', body);
     await expect(client.previewWorkflow('competitor-scan', { workflow_params: { company: 'ACME' }, workflow_version: 2 })).resolves.toEqual(body);
     expect(only(sent, 'POST', '/v1/workflows/competitor-scan/preview').body).toEqual({ workflow_params: { company: 'ACME' }, workflow_version: 2 });
   });
 
   test('listWorkflowVersions returns the versions', async () => {
-    const body = { slug: 'competitor-scan', versions: [{ version: 2, recommended_mode: 'standard', estimated_time: '15 min', changelog: 'pricing', created_at: CREATED_AT, is_current: true }] };
+    const body = {
+      slug: 'competitor-scan',
+      versions: [{ version: 2, recommended_mode: 'standard', estimated_time: '15 min', changelog: 'pricing', created_at: CREATED_AT, is_current: true }],
+    };
     const sent = serve('GET', '/v1/workflows/competitor-scan/versions', body);
     await expect(client.listWorkflowVersions('competitor-scan')).resolves.toEqual(body);
     only(sent, 'GET', '/v1/workflows/competitor-scan/versions');
@@ -362,15 +440,31 @@ describe('happy paths: workflows and datasources', () => {
 
 describe('error statuses', () => {
   const statuses: Array<[number, boolean]> = [
-    [400, false], [401, false], [402, false], [403, false], [404, false],
-    [408, true], [429, true], [500, true], [502, true], [503, true], [504, true],
+    [400, false],
+    [401, false],
+    [402, false],
+    [403, false],
+    [404, false],
+    [408, true],
+    [429, true],
+    [500, true],
+    [502, true],
+    [503, true],
+    [504, true],
   ];
 
   test.each(statuses)('%i in the {success:false, error} form is retryable=%s', async (status, retryable) => {
     const headers = status === 429 ? { 'retry-after': '7' } : undefined;
     serve('GET', '/v1/deepresearch/tasks/dr_1/status', { success: false, error: `problem ${status}` }, { status, headers });
     const error = await failure(client.getTask('dr_1'));
-    expect(error).toMatchObject({ kind: 'http', status, retryable, serviceMessage: `problem ${status}`, method: 'GET', path: '/v1/deepresearch/tasks/dr_1/status' });
+    expect(error).toMatchObject({
+      kind: 'http',
+      status,
+      retryable,
+      serviceMessage: `problem ${status}`,
+      method: 'GET',
+      path: '/v1/deepresearch/tasks/dr_1/status',
+    });
     expect(error.code).toBeUndefined();
     expect(error.retryAfterMs).toBe(status === 429 ? 7000 : undefined);
     expect(error.message).toBe(`GET /v1/deepresearch/tasks/dr_1/status failed with ${status}: problem ${status}`);
@@ -409,9 +503,21 @@ describe('schema violations', () => {
 
   test.each([
     ['search with an unknown field', () => client.search({ query: 'q', limit: 3 } as never), '(root)'],
-    ['addBatchTasks with 101 tasks', () => client.addBatchTasks('b', Array.from({ length: 101 }, (_, index) => ({ id: `${index}`, query: 'q' }))), 'tasks'],
+    [
+      'addBatchTasks with 101 tasks',
+      () =>
+        client.addBatchTasks(
+          'b',
+          Array.from({ length: 101 }, (_, index) => ({ id: `${index}`, query: 'q' })),
+        ),
+      'tasks',
+    ],
     ['listBatchTasksPage with limit 0', () => client.listBatchTasksPage('b', { limit: 0 }), 'limit'],
-    ['respondToCheckpoint with a half review', () => client.respondToCheckpoint('dr_1', { interaction_id: 'i', response: { approved: false } } as never), 'response'],
+    [
+      'respondToCheckpoint with a half review',
+      () => client.respondToCheckpoint('dr_1', { interaction_id: 'i', response: { approved: false } } as never),
+      'response',
+    ],
     ['createBatch with checkpoints', () => client.createBatch({ name: 'b', hitl: { plan_review: true } }), 'hitl'],
   ])('%s is rejected before sending', async (_name, call, path) => {
     const error = await failure(call());
@@ -457,7 +563,10 @@ describe('schema violations', () => {
 
 describe('transport failures', () => {
   test('a network error is a retryable network failure', async () => {
-    agent.get(ORIGIN).intercept({ method: 'GET', path: '/v1/deepresearch/tasks/dr_1/status' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    agent
+      .get(ORIGIN)
+      .intercept({ method: 'GET', path: '/v1/deepresearch/tasks/dr_1/status' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const error = await failure(client.getTask('dr_1'));
     expect(error).toMatchObject({ kind: 'network', retryable: true, causeCode: 'ECONNRESET', path: '/v1/deepresearch/tasks/dr_1/status' });
     expect(error.status).toBeUndefined();
@@ -478,7 +587,7 @@ describe('transport failures', () => {
     expect(await failure(impatient.listWorkflows())).toMatchObject({ kind: 'timeout' });
   });
 
-  test('an AbortSignal in the options abandons the call with the caller\'s own reason, not a retryable error', async () => {
+  test("an AbortSignal in the options abandons the call with the caller's own reason, not a retryable error", async () => {
     agent.get(ORIGIN).intercept({ method: 'GET', path: '/v1/deepresearch/tasks/dr_1/status' }).reply(200, taskStatus).delay(2_000);
     const controller = new AbortController();
     const reason = new Error('activity cancelled');
@@ -527,7 +636,10 @@ describe('the API key stays secret', () => {
   });
 
   test('a network error that mentions the key is scrubbed, cause included', async () => {
-    agent.get(ORIGIN).intercept({ method: 'GET', path: '/v1/workflows' }).replyWithError(new Error(`proxy refused x-api-key: ${API_KEY}`));
+    agent
+      .get(ORIGIN)
+      .intercept({ method: 'GET', path: '/v1/workflows' })
+      .replyWithError(new Error(`proxy refused x-api-key: ${API_KEY}`));
     const error = await failure(client.listWorkflows());
     for (const view of [...views(error), ...views(error.cause)]) expect(view).not.toContain(API_KEY);
   });

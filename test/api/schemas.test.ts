@@ -32,12 +32,15 @@ describe('createTaskRequest limits', () => {
 
   test('allows research_strategy plus report_format up to 15,000 characters combined', () => {
     expect(problems(s.createTaskRequest, { query: 'q', research_strategy: repeat(7_500), report_format: repeat(7_500) })).toEqual([]);
-    expect(problems(s.createTaskRequest, { query: 'q', research_strategy: repeat(7_500), report_format: repeat(7_501) }))
-      .toEqual(['report_format: research_strategy plus report_format is 15001 characters; at most 15,000 combined']);
+    expect(problems(s.createTaskRequest, { query: 'q', research_strategy: repeat(7_500), report_format: repeat(7_501) })).toEqual([
+      'report_format: research_strategy plus report_format is 15001 characters; at most 15,000 combined',
+    ]);
   });
 
   test('counts the deprecated strategy alias towards the combined limit', () => {
-    expect(problems(s.createTaskRequest, { query: 'q', strategy: repeat(10_000), report_format: repeat(5_001) })[0]).toMatch(/^report_format: .*15,000 combined/);
+    expect(problems(s.createTaskRequest, { query: 'q', strategy: repeat(10_000), report_format: repeat(5_001) })[0]).toMatch(
+      /^report_format: .*15,000 combined/,
+    );
   });
 
   test.each<[string, (index: number) => unknown, string]>([
@@ -65,15 +68,19 @@ describe('createTaskRequest limits', () => {
 
   test('accepts 10 deliverables and rejects 11', () => {
     expect(problems(s.createTaskRequest, { query: 'q', deliverables: times(10, (index) => `table ${index}`) })).toEqual([]);
-    expect(problems(s.createTaskRequest, { query: 'q', deliverables: times(11, (index) => `table ${index}`) })).toEqual(['deliverables: at most 10 deliverables']);
+    expect(problems(s.createTaskRequest, { query: 'q', deliverables: times(11, (index) => `table ${index}`) })).toEqual([
+      'deliverables: at most 10 deliverables',
+    ]);
   });
 
   test('limits a deliverable description to 500 characters, as a string or an object', () => {
     expect(problems(s.createTaskRequest, { query: 'q', deliverables: [repeat(500)] })).toEqual([]);
-    expect(problems(s.createTaskRequest, { query: 'q', deliverables: [repeat(501)] }))
-      .toEqual(['deliverables[0]: a deliverable description is at most 500 characters']);
-    expect(problems(s.createTaskRequest, { query: 'q', deliverables: [{ type: 'csv', description: repeat(501) }] }))
-      .toEqual(['deliverables[0].description: a deliverable description is at most 500 characters']);
+    expect(problems(s.createTaskRequest, { query: 'q', deliverables: [repeat(501)] })).toEqual([
+      'deliverables[0]: a deliverable description is at most 500 characters',
+    ]);
+    expect(problems(s.createTaskRequest, { query: 'q', deliverables: [{ type: 'csv', description: repeat(501) }] })).toEqual([
+      'deliverables[0].description: a deliverable description is at most 500 characters',
+    ]);
   });
 
   test('rejects unknown fields', () => {
@@ -84,18 +91,14 @@ describe('createTaskRequest limits', () => {
 describe('output formats', () => {
   const jsonSchema = { type: 'object', properties: { name: { type: 'string' } } };
 
-  test.each([
-    [['markdown']],
-    [['markdown', 'pdf']],
-    [['toon']],
-    [[jsonSchema]],
-  ])('accepts %j', (formats) => {
+  test.each([[['markdown']], [['markdown', 'pdf']], [['toon']], [[jsonSchema]]])('accepts %j', (formats) => {
     expect(problems(s.createTaskRequest, { query: 'q', output_formats: formats })).toEqual([]);
   });
 
   test.each([['markdown'], ['pdf']])('refuses a JSON Schema combined with %s', (format) => {
-    expect(problems(s.createTaskRequest, { query: 'q', output_formats: [format, jsonSchema] }))
-      .toEqual(['output_formats: a JSON Schema object cannot be combined with markdown or pdf']);
+    expect(problems(s.createTaskRequest, { query: 'q', output_formats: [format, jsonSchema] })).toEqual([
+      'output_formats: a JSON Schema object cannot be combined with markdown or pdf',
+    ]);
   });
 
   test('refuses two JSON Schemas, an empty list and unknown names', () => {
@@ -145,15 +148,14 @@ describe('webhook_url and alert_email', () => {
     expect(problems(s.createTaskRequest, { query: 'q', webhook_url: url })).toEqual([]);
   });
 
-  test.each([
-    'http://hooks.example.com/research',
-    'http://10.0.0.5/hook',
-    'http://localhost.example.com/hook',
-    'ftp://hooks.example.com/x',
-  ])('refuses %s', (url) => {
-    expect(problems(s.createTaskRequest, { query: 'q', webhook_url: url }))
-      .toEqual(['webhook_url: must be an HTTPS URL (plain HTTP is accepted only for a loopback address)']);
-  });
+  test.each(['http://hooks.example.com/research', 'http://10.0.0.5/hook', 'http://localhost.example.com/hook', 'ftp://hooks.example.com/x'])(
+    'refuses %s',
+    (url) => {
+      expect(problems(s.createTaskRequest, { query: 'q', webhook_url: url })).toEqual([
+        'webhook_url: must be an HTTPS URL (plain HTTP is accepted only for a loopback address)',
+      ]);
+    },
+  );
 
   test('refuses a relative webhook URL', () => {
     expect(problems(s.createTaskRequest, { query: 'q', webhook_url: '/hook' })).toEqual(['webhook_url: must be an absolute URL']);
@@ -197,7 +199,11 @@ describe('searchRequest', () => {
   });
 
   test.each([
-    [1, true], [100, true], [0, false], [101, false], [2.5, false],
+    [1, true],
+    [100, true],
+    [0, false],
+    [101, false],
+    [2.5, false],
   ])('max_num_results %d allowed: %s', (value, ok) => {
     const found = problems(s.searchRequest, { query: 'q', max_num_results: value });
     if (ok) expect(found).toEqual([]);
@@ -205,7 +211,11 @@ describe('searchRequest', () => {
   });
 
   test.each([
-    [0, true], [1, true], [0.5, true], [-0.01, false], [1.01, false],
+    [0, true],
+    [1, true],
+    [0.5, true],
+    [-0.01, false],
+    [1.01, false],
   ])('relevance_threshold %d allowed: %s', (value, ok) => {
     expect(problems(s.searchRequest, { query: 'q', relevance_threshold: value }).length === 0).toBe(ok);
     if (!ok) expect(problems(s.searchRequest, { query: 'q', relevance_threshold: value })[0]).toMatch(/^relevance_threshold: /);
@@ -231,7 +241,9 @@ describe('searchRequest', () => {
   });
 
   test('accepts a full date-time bound, as the JS client sends with historical_cache', () => {
-    expect(problems(s.searchRequest, { query: 'q', start_date: '2024-01-05T09:30:00Z', historical_cache: true, historical_cache_strict: 'prefer' })).toEqual([]);
+    expect(problems(s.searchRequest, { query: 'q', start_date: '2024-01-05T09:30:00Z', historical_cache: true, historical_cache_strict: 'prefer' })).toEqual(
+      [],
+    );
   });
 
   test('accepts a leap day and refuses an end before the start', () => {
@@ -240,8 +252,9 @@ describe('searchRequest', () => {
   });
 
   test('refuses presets in excluded_sources', () => {
-    expect(problems(s.searchRequest, { query: 'q', excluded_sources: ['example.com', 'finance'] }))
-      .toEqual(['excluded_sources[1]: presets such as "finance" are not supported in excluded_sources']);
+    expect(problems(s.searchRequest, { query: 'q', excluded_sources: ['example.com', 'finance'] })).toEqual([
+      'excluded_sources[1]: presets such as "finance" are not supported in excluded_sources',
+    ]);
   });
 });
 
@@ -263,7 +276,9 @@ describe('answerRequest', () => {
   test('limits structured_output to 50 properties', () => {
     const withProperties = (count: number) => ({ type: 'object', properties: Object.fromEntries(times(count, (index) => [`p${index}`, { type: 'string' }])) });
     expect(problems(s.answerRequest, { query: 'q', structured_output: withProperties(50) })).toEqual([]);
-    expect(problems(s.answerRequest, { query: 'q', structured_output: withProperties(51) })).toEqual(['structured_output: JSON Schema must declare at most 50 properties']);
+    expect(problems(s.answerRequest, { query: 'q', structured_output: withProperties(51) })).toEqual([
+      'structured_output: JSON Schema must declare at most 50 properties',
+    ]);
   });
 
   test('limits structured_output to 5000 characters of JSON', () => {
@@ -274,7 +289,9 @@ describe('answerRequest', () => {
     };
     expect(JSON.stringify(sized(5000))).toHaveLength(5000);
     expect(problems(s.answerRequest, { query: 'q', structured_output: sized(5000) })).toEqual([]);
-    expect(problems(s.answerRequest, { query: 'q', structured_output: sized(5001) })).toEqual(['structured_output: JSON Schema must be at most 5000 characters']);
+    expect(problems(s.answerRequest, { query: 'q', structured_output: sized(5001) })).toEqual([
+      'structured_output: JSON Schema must be at most 5000 characters',
+    ]);
   });
 
   test('limits system_instructions to 2000 characters and allows null', () => {
@@ -306,10 +323,14 @@ describe('batches', () => {
   });
 
   test('add-tasks names an empty or oversized query', () => {
-    expect(problems(s.addBatchTasksRequest, { tasks: [{ id: 'a', query: ' ' }, { id: 'b', query: repeat(25_001) }] })).toEqual([
-      'tasks[0].query: must not be empty',
-      'tasks[1].query: is at most 25,000 characters',
-    ]);
+    expect(
+      problems(s.addBatchTasksRequest, {
+        tasks: [
+          { id: 'a', query: ' ' },
+          { id: 'b', query: repeat(25_001) },
+        ],
+      }),
+    ).toEqual(['tasks[0].query: must not be empty', 'tasks[1].query: is at most 25,000 characters']);
   });
 
   test.each([
@@ -323,11 +344,15 @@ describe('batches', () => {
   });
 
   test('a task added to a batch refuses the same features', () => {
-    expect(problems(s.addBatchTasksRequest, { tasks: [{ ...task(1), hitl: { plan_review: true } }] })).toEqual(['tasks[0].hitl: batch tasks cannot use checkpoints (hitl)']);
+    expect(problems(s.addBatchTasksRequest, { tasks: [{ ...task(1), hitl: { plan_review: true } }] })).toEqual([
+      'tasks[0].hitl: batch tasks cannot use checkpoints (hitl)',
+    ]);
   });
 
   test('batch creation accepts shared configuration and refuses other fields', () => {
-    expect(problems(s.createBatchRequest, { name: 'scan', mode: 'fast', output_formats: ['markdown'], webhook_url: 'https://h.example.com', metadata: { a: 1 } })).toEqual([]);
+    expect(
+      problems(s.createBatchRequest, { name: 'scan', mode: 'fast', output_formats: ['markdown'], webhook_url: 'https://h.example.com', metadata: { a: 1 } }),
+    ).toEqual([]);
     expect(problems(s.createBatchRequest, { query: 'q' })).toEqual(['query: is not a batch field']);
   });
 });

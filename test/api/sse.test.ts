@@ -37,8 +37,7 @@ const payloads = [
   ...contentChunks.map((content) => ({ choices: [{ delta: { role: 'assistant', content }, index: 0 }] })),
   metadata,
 ];
-const answerStream = (eol = '\n') =>
-  [...payloads.map((payload) => `data: ${JSON.stringify(payload)}${eol}${eol}`), `data: [DONE]${eol}${eol}`].join('');
+const answerStream = (eol = '\n') => [...payloads.map((payload) => `data: ${JSON.stringify(payload)}${eol}${eol}`), `data: [DONE]${eol}${eol}`].join('');
 
 const expectedAnswer: AnswerStreamEvent[] = [
   { type: 'search_results', searchResults: searchResults.search_results },

@@ -94,7 +94,9 @@ function folderCycles(result: CruiseResult): string[] {
   };
   for (const unit of [...edges.keys()].sort()) if (!index.has(unit)) visit(unit);
   return components.map((component) => {
-    const inside = component.flatMap((from) => component.filter((to) => edges.get(from)?.has(to)).map((to) => `  ${from} -> ${to} (${edges.get(from)!.get(to)})`));
+    const inside = component.flatMap((from) =>
+      component.filter((to) => edges.get(from)?.has(to)).map((to) => `  ${from} -> ${to} (${edges.get(from)!.get(to)})`),
+    );
     return `${component.join(' ')}\n${inside.join('\n')}`;
   });
 }
@@ -168,6 +170,8 @@ describe('each rule reports an import that breaks it (fixtures)', () => {
   it('finds a cycle between folders that no file cycle shows (runs/ -> intake/ -> runs/)', () => {
     const cycles = folderCycles(result);
     expect(cycles.some((cycle) => cycle.startsWith('intake/ runs/\n'))).toBe(true);
-    expect(result.summary.violations.filter((violation) => violation.rule.name === 'no-circular').every((violation) => violation.from.startsWith('src/shared/'))).toBe(true);
+    expect(
+      result.summary.violations.filter((violation) => violation.rule.name === 'no-circular').every((violation) => violation.from.startsWith('src/shared/')),
+    ).toBe(true);
   });
 });

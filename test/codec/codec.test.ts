@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, METADATA_ENCODING_KEY } from '@temporalio/common';
 import { decode } from '@temporalio/common/lib/encoding';
-import { AesGcmPayloadCodec, dataConverterFromConfig, MissingCodecKeysError, parseCodecKeys, PayloadDecryptionError, UnknownCodecKeyError } from '../../src/codec';
+import {
+  AesGcmPayloadCodec,
+  dataConverterFromConfig,
+  MissingCodecKeysError,
+  parseCodecKeys,
+  PayloadDecryptionError,
+  UnknownCodecKeyError,
+} from '../../src/codec';
 import { ConfigError, loadConfig } from '../../src/config';
 
 const key = () => randomBytes(32).toString('base64');
@@ -78,7 +85,7 @@ describe('AesGcmPayloadCodec', () => {
 describe('a client or worker without keys', () => {
   const keyless = dataConverterFromConfig({}).payloadCodecs![0]!;
 
-  test('reads plain payloads as Temporal\'s default does', async () => {
+  test("reads plain payloads as Temporal's default does", async () => {
     const plain = [defaultPayloadConverter.toPayload(secretInput)];
     expect(await keyless.decode(plain)).toEqual(plain);
     expect(await keyless.encode(plain)).toEqual(plain);
@@ -104,11 +111,19 @@ describe('codec key configuration', () => {
   }
 
   test.each([
-    ['a key of the wrong size', { PAYLOAD_CODEC_KEYS: `k1:${randomBytes(16).toString('base64')}` }, 'PAYLOAD_CODEC_KEYS: key "k1" must be base64 of exactly 32 bytes (AES-256), got 16 bytes'],
+    [
+      'a key of the wrong size',
+      { PAYLOAD_CODEC_KEYS: `k1:${randomBytes(16).toString('base64')}` },
+      'PAYLOAD_CODEC_KEYS: key "k1" must be base64 of exactly 32 bytes (AES-256), got 16 bytes',
+    ],
     ['an entry without an id', { PAYLOAD_CODEC_KEYS: K1 }, 'PAYLOAD_CODEC_KEYS: entry 1 must be id:<base64 of 32 bytes>'],
     ['a key that is not base64', { PAYLOAD_CODEC_KEYS: 'k1:not base64!' }, 'PAYLOAD_CODEC_KEYS: key "k1" must be base64 of exactly 32 bytes'],
     ['a repeated id', { PAYLOAD_CODEC_KEYS: `k1:${K1},k1:${K2}` }, 'PAYLOAD_CODEC_KEYS: key id "k1" appears twice'],
-    ['an active id that is not listed', { PAYLOAD_CODEC_KEYS: `k1:${K1}`, PAYLOAD_CODEC_KEY_ID: 'k9' }, 'PAYLOAD_CODEC_KEY_ID: "k9" must be one of the key ids in PAYLOAD_CODEC_KEYS (k1)'],
+    [
+      'an active id that is not listed',
+      { PAYLOAD_CODEC_KEYS: `k1:${K1}`, PAYLOAD_CODEC_KEY_ID: 'k9' },
+      'PAYLOAD_CODEC_KEY_ID: "k9" must be one of the key ids in PAYLOAD_CODEC_KEYS (k1)',
+    ],
     ['an active id without keys', { PAYLOAD_CODEC_KEY_ID: 'k1' }, 'PAYLOAD_CODEC_KEYS: is required when PAYLOAD_CODEC_KEY_ID is set'],
   ])('%s is refused naming the variable and the rule', (_name, env, message) => {
     expect(issues(env)).toContain(message);

@@ -27,17 +27,19 @@ describe('the codec endpoint', () => {
   test('/encode then /decode round-trips payloads in the protocol JSON', async () => {
     const encoded = await fetch(`${server.url}/encode`, { method: 'POST', headers: auth, body: JSON.stringify({ payloads: [json(plain)] }) });
     expect(encoded.status).toBe(200);
-    const { payloads } = await encoded.json() as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+    const { payloads } = (await encoded.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
     expect(Buffer.from(payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
     expect(Buffer.from(payloads[0]!.data, 'base64').toString('latin1')).not.toContain('private question');
     const decoded = await fetch(`${server.url}/decode`, { method: 'POST', headers: auth, body: JSON.stringify({ payloads }) });
     expect(await decoded.json()).toEqual({ payloads: [json(plain)] });
   });
 
-  test('answers the UI origin\'s preflight without a token, and no other origin', async () => {
-    const preflight = (origin: string) => fetch(`${server.url}/decode`, {
-      method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-namespace' },
-    });
+  test("answers the UI origin's preflight without a token, and no other origin", async () => {
+    const preflight = (origin: string) =>
+      fetch(`${server.url}/decode`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-namespace' },
+      });
     const allowed = await preflight(UI);
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(UI);
@@ -51,7 +53,7 @@ describe('the codec endpoint', () => {
     const [foreign] = await other.encode([plain]);
     const response = await fetch(`${server.url}/decode`, { method: 'POST', headers: auth, body: JSON.stringify({ payloads: [json(foreign!)] }) });
     expect(response.status).toBe(422);
-    expect((await response.json() as { error: string }).error).toContain('key id "old"');
+    expect(((await response.json()) as { error: string }).error).toContain('key id "old"');
   });
 
   test('a body that is not JSON is a 400', async () => {
@@ -71,7 +73,9 @@ describe('codecRoutes as a plugin', () => {
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const [encrypted] = await codec.encode([plain]);
     const response = await fetch(`${base}/codec/decode`, {
-      method: 'POST', headers: { origin: 'http://127.0.0.1:8233', 'content-type': 'application/json' }, body: JSON.stringify({ payloads: [json(encrypted!)] }),
+      method: 'POST',
+      headers: { origin: 'http://127.0.0.1:8233', 'content-type': 'application/json' },
+      body: JSON.stringify({ payloads: [json(encrypted!)] }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8233');
@@ -79,7 +83,7 @@ describe('codecRoutes as a plugin', () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
   });
 
-  test('the dev server\'s loopback origins pass and others do not', () => {
+  test("the dev server's loopback origins pass and others do not", () => {
     expect(['http://127.0.0.1:8233', 'http://localhost:41234', 'http://[::1]:8233'].every(isLoopbackOrigin)).toBe(true);
     expect(['http://127.0.0.1.evil.com', 'https://example.com', 'http://10.0.0.2:8233'].some(isLoopbackOrigin)).toBe(false);
   });

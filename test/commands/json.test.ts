@@ -69,7 +69,12 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
       valid: false,
       files: [
         { file: good, valid: true, pipeline: 'quick-answers' },
-        { file: bad, valid: false, message: `${bad}:6:18 step.answer.search_type: must be one of all|web|proprietary|news`, issues: [{ file: bad, line: 6, column: 18, path: 'step.answer.search_type', message: 'must be one of all|web|proprietary|news' }] },
+        {
+          file: bad,
+          valid: false,
+          message: `${bad}:6:18 step.answer.search_type: must be one of all|web|proprietary|news`,
+          issues: [{ file: bad, line: 6, column: 18, path: 'step.answer.search_type', message: 'must be one of all|web|proprietary|news' }],
+        },
         { file: path.join(folder, 'missing.yaml'), valid: false, message: expect.stringContaining('ENOENT') },
       ],
     });
@@ -84,19 +89,30 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
   });
 
   test('run --dry-run --json: the report with passed (exit 0), or with its item errors (exit 1)', async () => {
-    await expect(main(['run', path.join(EXAMPLES, 'earnings-batch.yaml'), '--dry-run', '--set', 'quarter=Q4 2026', '--run-key', 'q4', '--json'])).resolves.toBe(0);
+    await expect(main(['run', path.join(EXAMPLES, 'earnings-batch.yaml'), '--dry-run', '--set', 'quarter=Q4 2026', '--run-key', 'q4', '--json'])).resolves.toBe(
+      0,
+    );
     expect(document(stdout)).toMatchObject({
-      pipeline: 'earnings-batch', items: 6, errorCount: 0, errors: [], passed: true, budgetUsd: 1,
-      params: { quarter: 'Q4 2026' }, estimate: { usd: 0.6, calls: { 'POST /v1/deepresearch/batches/{id}/tasks': 1 } },
+      pipeline: 'earnings-batch',
+      items: 6,
+      errorCount: 0,
+      errors: [],
+      passed: true,
+      budgetUsd: 1,
+      params: { quarter: 'Q4 2026' },
+      estimate: { usd: 0.6, calls: { 'POST /v1/deepresearch/batches/{id}/tasks': 1 } },
     });
     stdout.mockClear();
     const file = path.join(folder, 'p.yaml');
-    writeFileSync(file, 'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n');
+    writeFileSync(
+      file,
+      'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n',
+    );
     await expect(main(['run', file, '--dry-run', '--json'])).resolves.toBe(1);
     expect(document(stdout)).toMatchObject({ passed: false, errorCount: 1, errors: [expect.stringContaining('missing variable item.website')] });
   });
 
-  test('a workflow-step dry run prints only JSON on stdout (the embedded emulator\'s notice goes to stderr)', async () => {
+  test("a workflow-step dry run prints only JSON on stdout (the embedded emulator's notice goes to stderr)", async () => {
     await expect(main(['run', path.join(EXAMPLES, 'company-profiles.yaml'), '--dry-run', '--json'])).resolves.toBe(0);
     expect(document(stdout)).toMatchObject({ pipeline: 'company-profiles', previews: 2, passed: true });
   });
@@ -120,7 +136,9 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
     writeFileSync(bad, 'name: bad\nbudget_usd: 1\nstep:\n  answer:\n    query: q\n    search_type: everything\n');
     const issues = [{ file: bad, line: 6, column: 18, path: 'step.answer.search_type', message: 'must be one of all|web|proprietary|news' }];
     await expect(main(['run', bad, '--json'])).resolves.toBe(1);
-    expect(document(stdout)).toEqual({ error: { kind: 'definition', message: `${bad}:6:18 step.answer.search_type: must be one of all|web|proprietary|news`, issues } });
+    expect(document(stdout)).toEqual({
+      error: { kind: 'definition', message: `${bad}:6:18 step.answer.search_type: must be one of all|web|proprietary|news`, issues },
+    });
     stdout.mockClear();
     await expect(main(['schedule', 'sync', bad, path.join(EXAMPLES, 'competitor-scan.yaml'), '--dry-run', '--json'])).resolves.toBe(1);
     expect(document(stdout)).toMatchObject({ error: { kind: 'definition', issues } });
@@ -130,7 +148,13 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
     await withEnv({ TEMPORAL_ADDRESS: 'not an address' }, async () => {
       await expect(main(['status', 'p/k', '--json'])).resolves.toBe(1);
     });
-    expect(document(stdout)).toEqual({ error: { kind: 'config', message: expect.stringContaining('TEMPORAL_ADDRESS: must be host:port'), issues: [{ variable: 'TEMPORAL_ADDRESS', message: 'must be host:port, e.g. localhost:7233' }] } });
+    expect(document(stdout)).toEqual({
+      error: {
+        kind: 'config',
+        message: expect.stringContaining('TEMPORAL_ADDRESS: must be host:port'),
+        issues: [{ variable: 'TEMPORAL_ADDRESS', message: 'must be host:port, e.g. localhost:7233' }],
+      },
+    });
     stdout.mockClear();
     await withEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }, async () => {
       await expect(main(['schedule', 'list', '--json'])).resolves.toBe(1);
@@ -181,7 +205,9 @@ const server = testServer();
       expect(JSON.parse(out.out())).toEqual({ [action]: true, workflowId: `pipeline-run/${name}/k1` });
     }
     const respond = captureIo();
-    expect(await respondCommand(`${name}/nope`, { json: true, item: 'acme', interaction: 'int_1', response: '{"approved": true}' }, respond.io, opener)).toBe(1);
+    expect(await respondCommand(`${name}/nope`, { json: true, item: 'acme', interaction: 'int_1', response: '{"approved": true}' }, respond.io, opener)).toBe(
+      1,
+    );
     expect(JSON.parse(respond.out())).toEqual({ error: { kind: 'refused', message: expect.stringMatching(/^respond: refused: /) } });
     expect(respond.err()).toBe('');
     const budget = captureIo();
@@ -190,7 +216,11 @@ const server = testServer();
     const cancelled = captureIo();
     expect(await cancelCommand(`${name}/k1`, { json: true }, cancelled.io, opener)).toBe(0);
     expect(JSON.parse(cancelled.out())).toEqual({ cancelled: `pipeline-run/${name}/k1` });
-    await connection.workflowService.terminateWorkflowExecution({ namespace: server.namespace, workflowExecution: { workflowId: `pipeline-run/${name}/k1` }, reason: 'test over' });
+    await connection.workflowService.terminateWorkflowExecution({
+      namespace: server.namespace,
+      workflowExecution: { workflowId: `pipeline-run/${name}/k1` },
+      reason: 'test over',
+    });
   });
 
   test('schedule create, list, describe, pause, unpause, sync --dry-run and delete', async () => {
@@ -204,8 +234,17 @@ const server = testServer();
       return JSON.parse(out.out());
     };
     expect(await json((io) => scheduleCreateCommand(file, { json: true }, io, opener))).toEqual({ created: id });
-    expect(await json((io) => scheduleActionCommand('describe', name, { json: true }, io, opener))).toMatchObject({ id, paused: false, nextRuns: expect.arrayContaining([expect.any(String)]), recentRuns: [], runningWorkflows: [] });
-    const plan = await json((io) => scheduleSyncCommand([file], { json: true, dryRun: true }, io, opener)) as Record<'create' | 'update' | 'delete' | 'unchanged', string[]>;
+    expect(await json((io) => scheduleActionCommand('describe', name, { json: true }, io, opener))).toMatchObject({
+      id,
+      paused: false,
+      nextRuns: expect.arrayContaining([expect.any(String)]),
+      recentRuns: [],
+      runningWorkflows: [],
+    });
+    const plan = (await json((io) => scheduleSyncCommand([file], { json: true, dryRun: true }, io, opener))) as Record<
+      'create' | 'update' | 'delete' | 'unchanged',
+      string[]
+    >;
     expect(Object.keys(plan).sort()).toEqual(['create', 'delete', 'unchanged', 'update']);
     expect([...plan.update, ...plan.unchanged]).toContain(id);
     expect(await json((io) => scheduleActionCommand('pause', name, { json: true, note: 'hold' }, io, opener))).toEqual({ pause: id });
@@ -214,7 +253,7 @@ const server = testServer();
     const deadline = Date.now() + 20_000;
     let listed: Array<{ id: string; paused: boolean }> = [];
     while (!listed.some((entry) => entry.id === id) && Date.now() < deadline) {
-      listed = await json((io) => scheduleListCommand({ json: true }, io, opener)) as typeof listed;
+      listed = (await json((io) => scheduleListCommand({ json: true }, io, opener))) as typeof listed;
       if (!listed.some((entry) => entry.id === id)) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(listed).toContainEqual(expect.objectContaining({ id, paused: false, nextRun: expect.any(String) }));

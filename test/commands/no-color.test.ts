@@ -32,7 +32,10 @@ const skipped = !onTerminal ? 'neither util-linux script nor python3 gives a pse
     build = mkdtempSync(path.join(tmpdir(), 'rp-no-color-'));
     copyFileSync(path.join(ROOT, 'package.json'), path.join(build, 'package.json'));
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(build, 'node_modules'), 'dir');
-    const built = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(build, 'dist')], { cwd: ROOT, encoding: 'utf8' });
+    const built = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(build, 'dist')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     if (built.status !== 0) throw new Error(`building rp failed: ${built.stdout}${built.stderr}`);
     work = mkdtempSync(path.join(tmpdir(), 'rp-no-color-work-'));
   }, 180_000);
@@ -46,10 +49,18 @@ const skipped = !onTerminal ? 'neither util-linux script nor python3 gives a pse
     if (!server.available || !onTerminal) throw new Error('unreachable');
     const [command, ...rest] = onTerminal([process.execPath, path.join(build, 'dist', 'cli.js'), ...args]);
     const child = spawn(command!, rest, {
-      cwd: work, detached: true, stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: work,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: {
-        PATH: process.env.PATH ?? '', HOME: work, TERM: 'xterm-256color', TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace,
-        ARTIFACT_DIR: path.join(work, 'artifacts'), WEBHOOK_SECRET_DIR: path.join(work, 'secrets'), ...env,
+        PATH: process.env.PATH ?? '',
+        HOME: work,
+        TERM: 'xterm-256color',
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_NAMESPACE: server.namespace,
+        ARTIFACT_DIR: path.join(work, 'artifacts'),
+        WEBHOOK_SECRET_DIR: path.join(work, 'secrets'),
+        ...env,
       },
     });
     let shown = '';
@@ -83,7 +94,13 @@ const skipped = !onTerminal ? 'neither util-linux script nor python3 gives a pse
 
   test('the other commands print no escape at all with NO_COLOR=1 (help, validate, dry run, their errors)', async () => {
     const example = path.join(ROOT, 'pipelines', 'earnings-batch.yaml');
-    for (const args of [['--help'], ['pipelines', 'validate', example], ['run', example, '--dry-run', '--set', 'quarter=Q4'], ['run', example, '--dry-run'], ['status', 'nope']]) {
+    for (const args of [
+      ['--help'],
+      ['pipelines', 'validate', example],
+      ['run', example, '--dry-run', '--set', 'quarter=Q4'],
+      ['run', example, '--dry-run'],
+      ['status', 'nope'],
+    ]) {
       const shown = await onPty(args, { NO_COLOR: '1' });
       expect(shown.trim()).not.toBe('');
       expect(shown).not.toMatch(ESCAPE);

@@ -26,22 +26,28 @@ afterEach(async () => {
 /** Answers one call with `body` and returns what the client sent. */
 function serve(method: string, path: string, body: unknown, status = 200): { sent?: unknown } {
   const seen: { sent?: unknown } = {};
-  agent.get(ORIGIN).intercept({ method, path }).reply((request) => {
-    seen.sent = typeof request.body === 'string' ? JSON.parse(request.body) : undefined;
-    return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
-  });
+  agent
+    .get(ORIGIN)
+    .intercept({ method, path })
+    .reply((request) => {
+      seen.sent = typeof request.body === 'string' ? JSON.parse(request.body) : undefined;
+      return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
+    });
   return seen;
 }
 
 async function failure(promise: Promise<unknown>): Promise<ResearchApiError> {
-  const outcome = await promise.then(() => undefined, (error: unknown) => error);
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   if (!(outcome instanceof ResearchApiError)) throw new Error(`expected a ResearchApiError, got ${inspect(outcome)}`);
   return outcome;
 }
 
 const BATCH = `/v1/deepresearch/batches/${recorded.batch.batch_id}`;
 
-describe('bodies in the official clients\' shapes', () => {
+describe("bodies in the official clients' shapes", () => {
   test('GET /batches/{id} is the batch itself; the older { batch } wrapper reads the same', async () => {
     serve('GET', BATCH, recorded.batch);
     serve('GET', BATCH, { success: true, batch: recorded.batch });
@@ -58,7 +64,10 @@ describe('bodies in the official clients\' shapes', () => {
   test('GET /list is a bare array without metadata; created_at as a number or ISO text reads as ISO text', async () => {
     serve('GET', '/v1/deepresearch/list?limit=2', recorded.taskList);
     const tasks = await client.listTasks({ limit: 2 });
-    expect(tasks.map((task) => [task.deepresearch_id, task.created_at])).toEqual([['dr_2', '2025-03-01T10:01:00.000Z'], ['dr_1', '2025-03-01T10:00:00.000Z']]);
+    expect(tasks.map((task) => [task.deepresearch_id, task.created_at])).toEqual([
+      ['dr_2', '2025-03-01T10:01:00.000Z'],
+      ['dr_1', '2025-03-01T10:00:00.000Z'],
+    ]);
   });
 
   test('a batch page names the caller id task_id and carries no success key', async () => {
@@ -96,7 +105,12 @@ describe('bodies in the official clients\' shapes', () => {
 
   test('task creation sends tool configs and brand_collection_id', async () => {
     const create = serve('POST', '/v1/deepresearch/tasks', { deepresearch_id: 'dr_1', status: 'queued', mode: 'fast', created_at: '2025-03-01T10:00:00Z' });
-    await client.createTask({ query: 'q', mode: 'fast', tools: { charts: { enabled: true, max_calls: 2 }, code_execution: true }, brand_collection_id: 'brand_1' });
+    await client.createTask({
+      query: 'q',
+      mode: 'fast',
+      tools: { charts: { enabled: true, max_calls: 2 }, code_execution: true },
+      brand_collection_id: 'brand_1',
+    });
     expect(create.sent).toMatchObject({ tools: { charts: { enabled: true, max_calls: 2 }, code_execution: true }, brand_collection_id: 'brand_1' });
   });
 
@@ -114,12 +128,23 @@ describe('bodies in the official clients\' shapes', () => {
     const urls = Array.from({ length: 12 }, (_, index) => `https://example.org/${index}`);
     expect(await client.startContentsJob({ urls })).toMatchObject({ job_id: 'cj_1', status: 'pending' });
     expect(start.sent).toEqual({ urls, async: true });
-    expect(await client.getContentsJob('cj_1')).toMatchObject({ status: 'partial', results: [expect.objectContaining({ status: 'success' }), expect.objectContaining({ status: 'failed' })] });
+    expect(await client.getContentsJob('cj_1')).toMatchObject({
+      status: 'partial',
+      results: [expect.objectContaining({ status: 'success' }), expect.objectContaining({ status: 'failed' })],
+    });
   });
 
-  test('search: content as text, object or array; image_url an object; the clients\' request fields are sent', async () => {
+  test("search: content as text, object or array; image_url an object; the clients' request fields are sent", async () => {
     const sent = serve('POST', '/v1/search', recorded.search);
-    const response = await client.search({ query: 'ACMR', category: 'markets', url_only: true, historical_cache: true, historical_cache_strict: 'prefer', instructions: 'prices only', start_date: '2025-03-01T09:00:00Z' });
+    const response = await client.search({
+      query: 'ACMR',
+      category: 'markets',
+      url_only: true,
+      historical_cache: true,
+      historical_cache_strict: 'prefer',
+      instructions: 'prices only',
+      start_date: '2025-03-01T09:00:00Z',
+    });
     expect(response.results.map((result) => (Array.isArray(result.content) ? 'array' : typeof result.content))).toEqual(['string', 'object', 'array']);
     expect(response.results[0]?.image_url).toEqual({ main: 'https://w.example/i.png' });
     expect(sent.sent).toMatchObject({ category: 'markets', url_only: true, historical_cache: true, instructions: 'prices only' });
@@ -142,8 +167,16 @@ describe('malformed bodies are still refused, naming the field', () => {
   test.each([
     ['an unknown task status', () => ({ ...recorded.completedTask, status: 'done' }), 'status'],
     ['a cost breakdown that is not money', () => ({ ...recorded.completedTask, cost_breakdown: { task: '0.5' } }), 'cost_breakdown.task'],
-    ['an image without its id', () => ({ ...recorded.completedTask, images: [{ ...recorded.completedTask.images[0], image_id: undefined }] }), 'images[0].image_id'],
-    ['a deliverable with an unknown status', () => ({ ...recorded.completedTask, deliverables: [{ ...recorded.completedTask.deliverables[0], status: 'ready' }] }), 'deliverables[0].status'],
+    [
+      'an image without its id',
+      () => ({ ...recorded.completedTask, images: [{ ...recorded.completedTask.images[0], image_id: undefined }] }),
+      'images[0].image_id',
+    ],
+    [
+      'a deliverable with an unknown status',
+      () => ({ ...recorded.completedTask, deliverables: [{ ...recorded.completedTask.deliverables[0], status: 'ready' }] }),
+      'deliverables[0].status',
+    ],
     ['a tool setting that is neither', () => ({ ...recorded.completedTask, tools: { charts: 'yes' } }), 'tools.charts'],
   ])('a task with %s', async (_name, body, path) => {
     serve('GET', '/v1/deepresearch/tasks/dr_1/status', body());

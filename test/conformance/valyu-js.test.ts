@@ -49,13 +49,22 @@ async function createTask(options: Parameters<Valyu['deepresearch']['create']>[0
 describe('valyu-js against the emulator: search, contents, answer', () => {
   test('search: ranked results with content, prices and both result counts, with every option the client sends', async () => {
     const response = await valyu.search(QUERY, {
-      searchType: 'all', maxNumResults: 5, relevanceThreshold: 0.3, category: 'research', historicalCache: false,
-      urlOnly: false, instructions: 'Prefer primary sources', countryCode: 'GB', responseLength: 'short', startDate: '2020-01-01',
+      searchType: 'all',
+      maxNumResults: 5,
+      relevanceThreshold: 0.3,
+      category: 'research',
+      historicalCache: false,
+      urlOnly: false,
+      instructions: 'Prefer primary sources',
+      countryCode: 'GB',
+      responseLength: 'short',
+      startDate: '2020-01-01',
     });
     expect(response.success).toBe(true);
     expect(response.results.length).toBeGreaterThan(0);
     expect(response.results_by_source).toEqual(expect.objectContaining({ web: expect.any(Number), proprietary: expect.any(Number) }));
-    for (const result of response.results) expect(result).toMatchObject({ title: expect.any(String), url: expect.any(String), price: expect.any(Number), length: expect.any(Number) });
+    for (const result of response.results)
+      expect(result).toMatchObject({ title: expect.any(String), url: expect.any(String), price: expect.any(Number), length: expect.any(Number) });
   });
 
   test('search: a market dataset answers with structured rows', async () => {
@@ -66,9 +75,14 @@ describe('valyu-js against the emulator: search, contents, answer', () => {
   });
 
   test('contents: each URL has a status; a failed one carries its error and no content', async () => {
-    const response = await valyu.contents(['https://example.org/battery-recycling', 'https://down.invalid/page'], { summary: true, extractEffort: 'high', responseLength: 'medium', screenshot: false });
+    const response = await valyu.contents(['https://example.org/battery-recycling', 'https://down.invalid/page'], {
+      summary: true,
+      extractEffort: 'high',
+      responseLength: 'medium',
+      screenshot: false,
+    });
     expect(response.success).toBe(true);
-    const results = 'results' in response ? response.results ?? [] : [];
+    const results = 'results' in response ? (response.results ?? []) : [];
     expect(results.map((result) => result.status)).toEqual(['success', 'failed']);
     expect(results[0]).toMatchObject({ status: 'success', content: expect.any(String), source: 'web', length: expect.any(Number) });
     expect(results[1]).toEqual({ url: 'https://down.invalid/page', status: 'failed', error: expect.any(String) });
@@ -93,7 +107,7 @@ describe('valyu-js against the emulator: search, contents, answer', () => {
   test('answer: the collected answer has text, sources and cost; the stream yields every event kind', async () => {
     const answer = await valyu.answer('What limits lithium battery recycling?', { searchType: 'web', dataMaxPrice: 1, fastMode: true });
     expect(answer).toMatchObject({ success: true, contents: expect.any(String), cost: { total_deduction_dollars: expect.any(Number) } });
-    expect(((answer as { contents: string }).contents).length).toBeGreaterThan(0);
+    expect((answer as { contents: string }).contents.length).toBeGreaterThan(0);
     const stream = await valyu.answer('What limits lithium battery recycling?', { streaming: true });
     const kinds = new Set<string>();
     for await (const chunk of stream as AsyncGenerator<{ type: string }>) kinds.add(chunk.type);
@@ -111,8 +125,21 @@ describe('valyu-js against the emulator: search, contents, answer', () => {
 
 describe('valyu-js against the emulator: deepresearch', () => {
   test('create: a task starts (or queues) with its id, mode and metadata echoed', async () => {
-    const created = ok(await valyu.deepresearch.create({ query: QUERY, mode: 'fast', metadata: { item: 'conformance' }, tools: { charts: { enabled: true, max_calls: 3 } }, brandCollectionId: 'brand_1' }));
-    expect(created).toMatchObject({ deepresearch_id: expect.any(String), status: expect.stringMatching(/^(running|queued)$/), mode: 'fast', metadata: { item: 'conformance' } });
+    const created = ok(
+      await valyu.deepresearch.create({
+        query: QUERY,
+        mode: 'fast',
+        metadata: { item: 'conformance' },
+        tools: { charts: { enabled: true, max_calls: 3 } },
+        brandCollectionId: 'brand_1',
+      }),
+    );
+    expect(created).toMatchObject({
+      deepresearch_id: expect.any(String),
+      status: expect.stringMatching(/^(running|queued)$/),
+      mode: 'fast',
+      metadata: { item: 'conformance' },
+    });
   });
 
   test('create: a workflow run resolves the template (no query sent)', async () => {
@@ -127,11 +154,34 @@ describe('valyu-js against the emulator: deepresearch', () => {
   });
 
   test('wait: a completed task has its report, images with image_id, deliverables with request, and its cost', async () => {
-    const id = await createTask({ query: QUERY, mode: 'fast', tools: { charts: true }, deliverables: ['A CSV table of recycling plants'], outputFormats: ['markdown', 'pdf'] });
+    const id = await createTask({
+      query: QUERY,
+      mode: 'fast',
+      tools: { charts: true },
+      deliverables: ['A CSV table of recycling plants'],
+      outputFormats: ['markdown', 'pdf'],
+    });
     const done = await valyu.deepresearch.wait(id, { pollInterval: 10, maxWaitTime: 60_000 });
-    expect(done).toMatchObject({ status: 'completed', output: expect.any(String), cost: expect.any(Number), cost_breakdown: { task: 0.1 }, pdf_url: expect.any(String) });
-    expect(done.images?.[0]).toMatchObject({ image_id: expect.any(String), image_type: 'chart', image_url: expect.any(String), created_at: expect.any(Number) });
-    expect(done.deliverables?.[0]).toMatchObject({ request: 'A CSV table of recycling plants', type: 'csv', status: 'completed', url: expect.any(String), created_at: expect.any(Number) });
+    expect(done).toMatchObject({
+      status: 'completed',
+      output: expect.any(String),
+      cost: expect.any(Number),
+      cost_breakdown: { task: 0.1 },
+      pdf_url: expect.any(String),
+    });
+    expect(done.images?.[0]).toMatchObject({
+      image_id: expect.any(String),
+      image_type: 'chart',
+      image_url: expect.any(String),
+      created_at: expect.any(Number),
+    });
+    expect(done.deliverables?.[0]).toMatchObject({
+      request: 'A CSV table of recycling plants',
+      type: 'csv',
+      status: 'completed',
+      url: expect.any(String),
+      created_at: expect.any(Number),
+    });
   });
 
   test('stream: progress then completion are reported through the callbacks', async () => {
@@ -148,7 +198,11 @@ describe('valyu-js against the emulator: deepresearch', () => {
     const id = await createTask({ query: `${QUERY} (listed)`, mode: 'fast' });
     const listed = ok(await valyu.deepresearch.list({ limit: 5 }));
     expect(Array.isArray(listed.data)).toBe(true);
-    expect(listed.data).toEqual(expect.arrayContaining([expect.objectContaining({ deepresearch_id: id, query: `${QUERY} (listed)`, status: expect.any(String), created_at: expect.any(Number) })]));
+    expect(listed.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ deepresearch_id: id, query: `${QUERY} (listed)`, status: expect.any(String), created_at: expect.any(Number) }),
+      ]),
+    );
   });
 
   test('update: a running task takes a follow-up instruction', async () => {
@@ -188,7 +242,9 @@ describe('valyu-js against the emulator: deepresearch', () => {
   });
 
   /** Creates a task with every checkpoint and answers each with the helper given for its type. */
-  async function answerEachCheckpoint(answer: Record<Interaction['type'], (taskId: string, interaction: Interaction) => Promise<{ success: boolean; error?: string }>>) {
+  async function answerEachCheckpoint(
+    answer: Record<Interaction['type'], (taskId: string, interaction: Interaction) => Promise<{ success: boolean; error?: string }>>,
+  ) {
     const id = await createTask({ query: QUERY, mode: 'fast', hitl: { planningQuestions: true, planReview: true, sourceReview: true, outlineReview: true } });
     const answered: string[] = [];
     for (const type of ['planning_questions', 'plan_review', 'source_review', 'outline_review'] as const) {
@@ -202,18 +258,26 @@ describe('valyu-js against the emulator: deepresearch', () => {
 
   test('respondPlanningQuestions, approvePlan, respondSourceReview, approveOutline: each checkpoint is answered and the task completes', async () => {
     await answerEachCheckpoint({
-      planning_questions: (id, interaction) => valyu.deepresearch.respondPlanningQuestions(id, interaction.interaction_id, questionsOf(interaction).map((question) => ({ question, answer: 'Europe only' }))),
+      planning_questions: (id, interaction) =>
+        valyu.deepresearch.respondPlanningQuestions(
+          id,
+          interaction.interaction_id,
+          questionsOf(interaction).map((question) => ({ question, answer: 'Europe only' })),
+        ),
       plan_review: (id, interaction) => valyu.deepresearch.approvePlan(id, interaction.interaction_id),
-      source_review: (id, interaction) => valyu.deepresearch.respondSourceReview(id, interaction.interaction_id, { includedDomains: ['europa.eu'], excludedDomains: [] }),
+      source_review: (id, interaction) =>
+        valyu.deepresearch.respondSourceReview(id, interaction.interaction_id, { includedDomains: ['europa.eu'], excludedDomains: [] }),
       outline_review: (id, interaction) => valyu.deepresearch.approveOutline(id, interaction.interaction_id, 'Add a section on costs'),
     });
   });
 
   test('respond: the generic form answers any checkpoint', async () => {
     await answerEachCheckpoint({
-      planning_questions: (id, interaction) => valyu.deepresearch.respond(id, interaction.interaction_id, { answers: questionsOf(interaction).map((question) => ({ question, answer: 'yes' })) }),
+      planning_questions: (id, interaction) =>
+        valyu.deepresearch.respond(id, interaction.interaction_id, { answers: questionsOf(interaction).map((question) => ({ question, answer: 'yes' })) }),
       plan_review: (id, interaction) => valyu.deepresearch.respond(id, interaction.interaction_id, { approved: true }),
-      source_review: (id, interaction) => valyu.deepresearch.respond(id, interaction.interaction_id, { included_domains: [], excluded_domains: ['example.com'] }),
+      source_review: (id, interaction) =>
+        valyu.deepresearch.respond(id, interaction.interaction_id, { included_domains: [], excluded_domains: ['example.com'] }),
       outline_review: (id, interaction) => valyu.deepresearch.respond(id, interaction.interaction_id, { approved: true }),
     });
   });
@@ -231,7 +295,14 @@ describe('valyu-js against the emulator: batches', () => {
     expect(created).toMatchObject({ batch_id: expect.stringMatching(/^batch_/), status: 'open', mode: 'fast', counts: { total: 0 } });
     const batchId = created.batch_id!;
 
-    const added = ok(await valyu.batch.addTasks(batchId, { tasks: [{ id: 'plant-1', query: `${QUERY} (1)` }, { query: `${QUERY} (2)`, researchStrategy: 'Use filings' }] }));
+    const added = ok(
+      await valyu.batch.addTasks(batchId, {
+        tasks: [
+          { id: 'plant-1', query: `${QUERY} (1)` },
+          { query: `${QUERY} (2)`, researchStrategy: 'Use filings' },
+        ],
+      }),
+    );
     expect(added).toMatchObject({ batch_id: batchId, added: 2, counts: { total: 2 } });
     expect(added.tasks?.map((task) => task.task_id)).toEqual(['plant-1', undefined]);
 
@@ -294,13 +365,34 @@ describe('valyu-js against the emulator: datasources and workflows', () => {
   });
 
   test('workflows.create, update, preview and delete: an organisation workflow from first version to deletion', async () => {
-    const created = ok(await valyu.workflows.create({
-      slug: 'plant-census', title: 'Plant census', tags: ['batteries'], vertical: 'industry',
-      version: { prompt: 'List battery recycling plants in {{region}}.', strategy: 'Use registries.', report_format: 'A table.', variables: [{ key: 'region', type: 'text', required: true }] },
-    }));
+    const created = ok(
+      await valyu.workflows.create({
+        slug: 'plant-census',
+        title: 'Plant census',
+        tags: ['batteries'],
+        vertical: 'industry',
+        version: {
+          prompt: 'List battery recycling plants in {{region}}.',
+          strategy: 'Use registries.',
+          report_format: 'A table.',
+          variables: [{ key: 'region', type: 'text', required: true }],
+        },
+      }),
+    );
     expect(created.workflow).toMatchObject({ slug: 'plant-census', version: 1, title: 'Plant census', is_valyu: false });
 
-    const updated = ok(await valyu.workflows.update('plant-census', { title: 'Plant census (EU)', version: { prompt: 'List plants in {{region}} with capacity.', strategy: '', report_format: '', changelog: 'Capacity column', variables: [{ key: 'region', type: 'text' }] } }));
+    const updated = ok(
+      await valyu.workflows.update('plant-census', {
+        title: 'Plant census (EU)',
+        version: {
+          prompt: 'List plants in {{region}} with capacity.',
+          strategy: '',
+          report_format: '',
+          changelog: 'Capacity column',
+          variables: [{ key: 'region', type: 'text' }],
+        },
+      }),
+    );
     expect(updated.workflow).toMatchObject({ slug: 'plant-census', version: 2, title: 'Plant census (EU)', changelog: 'Capacity column' });
 
     const preview = ok(await valyu.workflows.preview('plant-census', { workflowParams: { region: 'Europe' } }));

@@ -1,6 +1,15 @@
 import {
-  budgetRaise, checkMessage, checkpointAnswer, createDecision, describeValue, followUpInstruction, itemAdoptedNotice, itemSettledReport,
-  itemWaitingNotice, pipelineControlNote, webhookNotice,
+  budgetRaise,
+  checkMessage,
+  checkpointAnswer,
+  createDecision,
+  describeValue,
+  followUpInstruction,
+  itemAdoptedNotice,
+  itemSettledReport,
+  itemWaitingNotice,
+  pipelineControlNote,
+  webhookNotice,
 } from '../../src/domain/messages';
 
 const problem = (schema: Parameters<typeof checkMessage>[0], value: unknown) => {
@@ -35,7 +44,9 @@ describe('checkMessage', () => {
 
 describe('webhookReceived', () => {
   it('keeps the known hints and drops unknown fields', () => {
-    expect(checkMessage(webhookNotice, { deepresearchId: 'dr_1', status: 'completed', extra: 1 })).toEqual({ value: { deepresearchId: 'dr_1', status: 'completed' } });
+    expect(checkMessage(webhookNotice, { deepresearchId: 'dr_1', status: 'completed', extra: 1 })).toEqual({
+      value: { deepresearchId: 'dr_1', status: 'completed' },
+    });
     expect(checkMessage(webhookNotice, {})).toEqual({ value: {} });
   });
 
@@ -53,7 +64,15 @@ describe('resolveCreate / resolveCreateOutcome', () => {
   it('takes an adoption (trimmed) or a create-again, and nothing else', () => {
     expect(createDecision.parse({ adoptTaskId: ' dr_9 ' })).toEqual({ adoptTaskId: 'dr_9' });
     expect(createDecision.parse({ createAgain: true })).toEqual({ createAgain: true });
-    for (const payload of [undefined, {}, { adoptTaskId: ' ' }, { adoptTaskId: 7 }, { createAgain: false }, { adoptTaskId: 'dr_9', createAgain: true }, { adoptTaskId: 'dr_9', note: 'x' }]) {
+    for (const payload of [
+      undefined,
+      {},
+      { adoptTaskId: ' ' },
+      { adoptTaskId: 7 },
+      { createAgain: false },
+      { adoptTaskId: 'dr_9', createAgain: true },
+      { adoptTaskId: 'dr_9', note: 'x' },
+    ]) {
       expect(createDecision.safeParse(payload).success).toBe(false);
     }
   });
@@ -61,12 +80,14 @@ describe('resolveCreate / resolveCreateOutcome', () => {
 
 describe('checkpointResponse / respondToCheckpoint envelope', () => {
   it('takes an interaction id and a response object; other fields are ignored, as the workflow always has', () => {
-    expect(checkMessage(checkpointAnswer, { interactionId: 'int_1', response: { approved: true }, note: 'x' })).toEqual({ value: { interactionId: 'int_1', response: { approved: true } } });
+    expect(checkMessage(checkpointAnswer, { interactionId: 'int_1', response: { approved: true }, note: 'x' })).toEqual({
+      value: { interactionId: 'int_1', response: { approved: true } },
+    });
   });
 
   it.each([
     [null, 'an answer needs {interactionId, response}, got null'],
-    [{ response: {} }, 'interactionId: must be the checkpoint\'s interaction id (text)'],
+    [{ response: {} }, "interactionId: must be the checkpoint's interaction id (text)"],
     [{ interactionId: '', response: {} }, 'interactionId: must not be empty'],
     [{ interactionId: 'int_1' }, 'response: must be an object, e.g. {"approved": true}, got nothing'],
     [{ interactionId: 'int_1', response: [true] }, 'response: must be an object, e.g. {"approved": true}, got [true]'],
@@ -75,7 +96,9 @@ describe('checkpointResponse / respondToCheckpoint envelope', () => {
   });
 
   it('refuses unknown fields where the caller asks for a strict body (the intake)', () => {
-    expect(problem(checkpointAnswer.strict(), { interactionId: 'int_1', response: {}, note: 'x' })).toBe('unknown field "note" (allowed: interactionId, response)');
+    expect(problem(checkpointAnswer.strict(), { interactionId: 'int_1', response: {}, note: 'x' })).toBe(
+      'unknown field "note" (allowed: interactionId, response)',
+    );
   });
 });
 
@@ -145,7 +168,7 @@ describe('pipelineItemSettled', () => {
     ['nope', 'payload must be {item, workflowId, status}'],
     [{ item: 'a', workflowId: 'w', status: 'done' }, 'status: must be "completed", "cancelled" or "failed"'],
     [{ item: 'a', workflowId: 'w' }, 'status: must be "completed", "cancelled" or "failed"'],
-    [{ item: 'a', status: 'cancelled' }, 'workflowId: must be the item\'s workflow id'],
+    [{ item: 'a', status: 'cancelled' }, "workflowId: must be the item's workflow id"],
     [{ item: 'a', workflowId: 'w', status: 'completed' }, 'result: a completed item reports its result'],
   ])('refuses %p', (payload, reason) => {
     expect(problem(itemSettledReport, payload)).toBe(reason);

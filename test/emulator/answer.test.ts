@@ -64,7 +64,13 @@ describe('POST /v1/answer', () => {
     };
     const events = await collect(client.answer({ query: 'Acme Robotics profile', structured_output: schema }));
     const value: unknown = JSON.parse(text(events));
-    expect(value).toEqual({ company: expect.any(String), founded: expect.any(Number), segments: expect.any(Array), stage: 'private', listed_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    expect(value).toEqual({
+      company: expect.any(String),
+      founded: expect.any(Number),
+      segments: expect.any(Array),
+      stage: 'private',
+      listed_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
     const metadata = events.find((event) => event.type === 'metadata');
     expect(metadata?.type === 'metadata' && metadata.metadata.data_type).toBe('structured');
   });

@@ -4,12 +4,16 @@ import { verifyWebhookSignature } from '../../src/api/webhooks';
 import { minutes, type ResearchHarness, startResearchHarness, startWebhookReceiver, textField } from '../support/research-harness';
 
 async function apiError(promise: Promise<unknown>): Promise<ResearchApiError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!(error instanceof ResearchApiError)) throw new Error(`expected a ResearchApiError, got ${String(error)}`);
   return error;
 }
 
-const entries = (from: number, count: number) => Array.from({ length: count }, (_, index) => ({ id: `item-${from + index}`, query: `Question number ${from + index} about district heating` }));
+const entries = (from: number, count: number) =>
+  Array.from({ length: count }, (_, index) => ({ id: `item-${from + index}`, query: `Question number ${from + index} about district heating` }));
 
 describe('DeepResearch batches', () => {
   let h: ResearchHarness;
@@ -24,7 +28,14 @@ describe('DeepResearch batches', () => {
   test('a new batch is open with zero counts and can be fetched and listed', async () => {
     h = await startResearchHarness();
     const batch = await h.client.createBatch({ name: 'Weekly scan', mode: 'fast', metadata: { run: 'r1' } });
-    expect(batch).toMatchObject({ status: 'open', name: 'Weekly scan', mode: 'fast', cost: 0, metadata: { run: 'r1' }, counts: { total: 0, queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 } });
+    expect(batch).toMatchObject({
+      status: 'open',
+      name: 'Weekly scan',
+      mode: 'fast',
+      cost: 0,
+      metadata: { run: 'r1' },
+      counts: { total: 0, queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 },
+    });
     expect(batch.batch_id).toMatch(/^batch_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(batch.webhook_secret).toBeUndefined();
     expect(await h.client.getBatch(batch.batch_id)).toMatchObject({ batch_id: batch.batch_id, status: 'open' });
@@ -70,8 +81,23 @@ describe('DeepResearch batches', () => {
       expect(listed.every((task) => task.status === 'completed' && task.output === undefined)).toBe(true);
 
       const [webhook] = await receiver.waitFor(1);
-      expect(webhook!.json).toMatchObject({ event: 'batch.completed', batch_id: batch.batch_id, status: 'completed', counts: { total: 250, completed: 250 }, cost: 25, metadata: { run: 'big' } });
-      expect(verifyWebhookSignature({ secret, signature: webhook!.headers['x-webhook-signature'], timestamp: webhook!.headers['x-webhook-timestamp'], body: webhook!.raw, now: h.clock.now() }).ok).toBe(true);
+      expect(webhook!.json).toMatchObject({
+        event: 'batch.completed',
+        batch_id: batch.batch_id,
+        status: 'completed',
+        counts: { total: 250, completed: 250 },
+        cost: 25,
+        metadata: { run: 'big' },
+      });
+      expect(
+        verifyWebhookSignature({
+          secret,
+          signature: webhook!.headers['x-webhook-signature'],
+          timestamp: webhook!.headers['x-webhook-timestamp'],
+          body: webhook!.raw,
+          now: h.clock.now(),
+        }).ok,
+      ).toBe(true);
     } finally {
       await receiver.close();
     }
@@ -96,7 +122,14 @@ describe('DeepResearch batches', () => {
   test('invalid listing parameters are refused with 400 naming the parameter', async () => {
     h = await startResearchHarness();
     const batch = await h.client.createBatch({});
-    for (const [query, field] of [['limit=0', 'limit'], ['limit=abc', 'limit'], ['status=done', 'status'], ['include_output=yes', 'include_output'], ['last_key=nope', 'last_key'], ['colour=red', 'colour']]) {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=abc', 'limit'],
+      ['status=done', 'status'],
+      ['include_output=yes', 'include_output'],
+      ['last_key=nope', 'last_key'],
+      ['colour=red', 'colour'],
+    ]) {
       const refused = await h.call('GET', `/deepresearch/batches/${batch.batch_id}/tasks?${query}`);
       expect(refused.status).toBe(400);
       expect(textField(refused.json, 'error')).toContain(field);
@@ -106,11 +139,21 @@ describe('DeepResearch batches', () => {
   test('duplicate task ids are refused with 400, within one call and across calls', async () => {
     h = await startResearchHarness();
     const batch = await h.client.createBatch({ mode: 'fast' });
-    const within = await h.call('POST', `/deepresearch/batches/${batch.batch_id}/tasks`, { tasks: [{ id: 'a', query: 'q1' }, { id: 'a', query: 'q2' }] });
+    const within = await h.call('POST', `/deepresearch/batches/${batch.batch_id}/tasks`, {
+      tasks: [
+        { id: 'a', query: 'q1' },
+        { id: 'a', query: 'q2' },
+      ],
+    });
     expect(within.status).toBe(400);
     expect(textField(within.json, 'error')).toContain('tasks[1].id: duplicate task id "a"');
     await h.client.addBatchTasks(batch.batch_id, [{ id: 'a', query: 'q1' }]);
-    const across = await apiError(h.client.addBatchTasks(batch.batch_id, [{ id: 'b', query: 'q2' }, { id: 'a', query: 'q3' }]));
+    const across = await apiError(
+      h.client.addBatchTasks(batch.batch_id, [
+        { id: 'b', query: 'q2' },
+        { id: 'a', query: 'q3' },
+      ]),
+    );
     expect(across.status).toBe(400);
     expect(across.serviceMessage).toContain('tasks[1].id: duplicate task id "a" (already in this batch)');
     expect((await h.client.getBatch(batch.batch_id)).counts.total).toBe(1);
@@ -141,7 +184,10 @@ describe('DeepResearch batches', () => {
     await h.advance(minutes(3));
     const cancelled = await h.client.cancelBatch(batch.batch_id);
     expect(cancelled).toEqual({ batch_id: batch.batch_id, status: 'cancelled', cancelled_count: 7, message: expect.stringContaining('7') });
-    expect(await h.client.getBatch(batch.batch_id)).toMatchObject({ status: 'cancelled', counts: { total: 10, completed: 3, cancelled: 7, running: 0, queued: 0 } });
+    expect(await h.client.getBatch(batch.batch_id)).toMatchObject({
+      status: 'cancelled',
+      counts: { total: 10, completed: 3, cancelled: 7, running: 0, queued: 0 },
+    });
     await h.advance(minutes(10));
     expect((await h.client.getBatch(batch.batch_id)).status).toBe('cancelled');
     const add = await apiError(h.client.addBatchTasks(batch.batch_id, entries(10, 1)));

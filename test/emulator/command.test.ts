@@ -4,15 +4,25 @@ import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom, serveEmulat
 
 /** The options `rp emulator` starts the emulator with for `argv`: its commander definition, then its checks. */
 function optionsFor(argv: string[]) {
-  const command = emulatorCommand().exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined }).action(() => undefined);
+  const command = emulatorCommand()
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+    .action(() => undefined);
   command.parse(argv, { from: 'user' });
   return emulatorOptionsFrom(command.opts());
 }
 
 describe('rp emulator arguments', () => {
   it('turns flags into emulator options', () => {
-    expect(optionsFor(['--port', '8787', '--host=localhost', '--seed', '42', '--speed', '60', '--credits', '5', '--failure-rate', '0.1', '--capacity', '3'])).toEqual({
-      port: 8787, host: 'localhost', seed: 42, speed: 60, defaultCreditsUsd: 5, research: { failureRate: 0.1, capacity: 3 },
+    expect(
+      optionsFor(['--port', '8787', '--host=localhost', '--seed', '42', '--speed', '60', '--credits', '5', '--failure-rate', '0.1', '--capacity', '3']),
+    ).toEqual({
+      port: 8787,
+      host: 'localhost',
+      seed: 42,
+      speed: 60,
+      defaultCreditsUsd: 5,
+      research: { failureRate: 0.1, capacity: 3 },
     });
   });
 

@@ -13,7 +13,11 @@ describe('POST /v1/contents', () => {
   it('returns a corpus page verbatim and charges 0.001 USD per URL', async () => {
     const response = await client.contents({ urls: ['https://www.acme-robotics.com/about'] });
     expect(response).toMatchObject({ success: true, urls_requested: 1, urls_processed: 1, urls_failed: 0, total_cost_dollars: 0.001 });
-    expect(response.results[0]).toMatchObject({ url: 'https://www.acme-robotics.com/about', title: 'About Acme Robotics | Warehouse automation', price: 0.001 });
+    expect(response.results[0]).toMatchObject({
+      url: 'https://www.acme-robotics.com/about',
+      title: 'About Acme Robotics | Warehouse automation',
+      price: 0.001,
+    });
     expect(String(response.results[0]?.content)).toContain('autonomous mobile robots');
     expect(response.tx_id).toMatch(/^tx_/);
     expect(balance()).toBeCloseTo(99.999, 6);
@@ -44,7 +48,10 @@ describe('POST /v1/contents', () => {
     const response = await client.contents({ urls: ['https://down.invalid/page', 'https://example.org/ok'] });
     expect(response).toMatchObject({ urls_requested: 2, urls_processed: 1, urls_failed: 1, total_cost_dollars: 0.001 });
     expect(response.error).toContain('https://down.invalid/page');
-    expect(response.results.map((result) => [result.url, result.status])).toEqual([['https://down.invalid/page', 'failed'], ['https://example.org/ok', 'success']]);
+    expect(response.results.map((result) => [result.url, result.status])).toEqual([
+      ['https://down.invalid/page', 'failed'],
+      ['https://example.org/ok', 'success'],
+    ]);
     expect(response.results[0]).toEqual({ url: 'https://down.invalid/page', status: 'failed', error: expect.any(String) });
     expect(response.results[1]).toMatchObject({ source: 'web', content: expect.any(String) });
   });

@@ -101,7 +101,10 @@ export const TEST_ACCOUNTS: NonNullable<EmulatorOptions['accounts']> = [
  * `take` receives them (a test file keeps them in its own variables). `options` may be a factory, for
  * a fresh clock per test.
  */
-export function useEmulator(options: EmulatorOptions | (() => EmulatorOptions), take: (started: { emulator: RunningEmulator; client: ResearchClient }) => void): void {
+export function useEmulator(
+  options: EmulatorOptions | (() => EmulatorOptions),
+  take: (started: { emulator: RunningEmulator; client: ResearchClient }) => void,
+): void {
   let close: (() => Promise<void>) | undefined;
   beforeEach(async () => {
     const started = await startWithClient(typeof options === 'function' ? options() : options);

@@ -47,11 +47,14 @@ describe('per-key rate limit', () => {
     await rawCall(emulator, 'GET', '/workflows', { apiKey: KEYS.full });
     expect((await list()).status).toBe(429);
     for (let index = 0; index < 5; index++) expect((await rawCall(emulator, 'GET', '/datasources/categories', { apiKey: KEYS.full })).status).toBe(200);
-    for (let index = 0; index < 5; index++) expect((await rawCall(emulator, 'POST', '/search', { apiKey: KEYS.full, body: { query: 'Acme' } })).status).not.toBe(429);
+    for (let index = 0; index < 5; index++)
+      expect((await rawCall(emulator, 'POST', '/search', { apiKey: KEYS.full, body: { query: 'Acme' } })).status).not.toBe(429);
     expect((await rawCall(emulator, 'POST', '/search', { apiKey: KEYS.full, body: { query: 'Acme' } })).status).toBe(429);
   });
 
   it('refuses an override for an unknown route', async () => {
-    await expect(startEmulator({ rateLimit: { requestsPerSecond: 1, burst: 1, routes: { nope: false } } })).rejects.toThrow('rateLimit.routes.nope: unknown route');
+    await expect(startEmulator({ rateLimit: { requestsPerSecond: 1, burst: 1, routes: { nope: false } } })).rejects.toThrow(
+      'rateLimit.routes.nope: unknown route',
+    );
   });
 });

@@ -7,7 +7,10 @@ const QUERY = 'Market outlook for grid-scale battery storage in Germany';
 const ALL_CHECKPOINTS = { planning_questions: true, plan_review: true, source_review: true, outline_review: true };
 
 async function apiError(promise: Promise<unknown>): Promise<ResearchApiError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!(error instanceof ResearchApiError)) throw new Error(`expected a ResearchApiError, got ${String(error)}`);
   return error;
 }
@@ -52,7 +55,10 @@ describe('DeepResearch checkpoints', () => {
     interaction = interactionOf(task);
     expect(interaction.type).toBe('plan_review');
     expect(z.object({ plan: z.string() }).parse(interaction.data).plan).toContain('Only 2020 to 2025');
-    await h.client.respondToCheckpoint(id, { interaction_id: interaction.interaction_id, response: { approved: false, modifications: 'Add a section on pumped hydro competition' } });
+    await h.client.respondToCheckpoint(id, {
+      interaction_id: interaction.interaction_id,
+      response: { approved: false, modifications: 'Add a section on pumped hydro competition' },
+    });
 
     await h.advance(minutes(1));
     task = await h.client.getTask(id);
@@ -61,14 +67,20 @@ describe('DeepResearch checkpoints', () => {
     const offered = z.object({ sources: z.array(z.object({ domain: z.string(), url: z.string() })) }).parse(interaction.data).sources;
     expect(offered.length).toBe(8);
     const excluded = offered[0]!.domain;
-    await h.client.respondToCheckpoint(id, { interaction_id: interaction.interaction_id, response: { included_domains: ['iea.org'], excluded_domains: [excluded] } });
+    await h.client.respondToCheckpoint(id, {
+      interaction_id: interaction.interaction_id,
+      response: { included_domains: ['iea.org'], excluded_domains: [excluded] },
+    });
 
     await h.advance(minutes(1));
     task = await h.client.getTask(id);
     interaction = interactionOf(task);
     expect(interaction.type).toBe('outline_review');
     expect(JSON.stringify(interaction.data)).toContain('Executive summary');
-    await h.client.respondToCheckpoint(id, { interaction_id: interaction.interaction_id, response: { approved: false, modifications: 'Put the policy outlook first' } });
+    await h.client.respondToCheckpoint(id, {
+      interaction_id: interaction.interaction_id,
+      response: { approved: false, modifications: 'Put the policy outlook first' },
+    });
 
     await h.advance(minutes(3));
     task = await h.client.getTask(id);
@@ -148,7 +160,10 @@ describe('DeepResearch checkpoints', () => {
     const cancel = await apiError(h.client.cancelTask(id));
     expect(cancel.status).toBe(409);
 
-    const answered = await h.client.respondToCheckpoint(id, { interaction_id: interactionOf(paused).interaction_id, response: { included_domains: [], excluded_domains: ['wikipedia.org'] } });
+    const answered = await h.client.respondToCheckpoint(id, {
+      interaction_id: interactionOf(paused).interaction_id,
+      response: { included_domains: [], excluded_domains: ['wikipedia.org'] },
+    });
     expect(answered.status).toBe('running');
     await h.advance(minutes(2));
     const done = await h.client.getTask(id);

@@ -65,9 +65,22 @@ function parseCsv(text: string): string[][] {
   for (let index = 0; index < text.length; index++) {
     const char = text[index]!;
     if (quoted) {
-      if (char === '"' && text[index + 1] === '"') { field += '"'; index++; } else if (char === '"') quoted = false; else field += char;
+      if (char === '"' && text[index + 1] === '"') {
+        field += '"';
+        index++;
+      } else if (char === '"') quoted = false;
+      else field += char;
     } else if (char === '"') quoted = true;
-    else if (char === ',') { row.push(field); field = ''; } else if (char === '\r' && text[index + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; index++; } else field += char;
+    else if (char === ',') {
+      row.push(field);
+      field = '';
+    } else if (char === '\r' && text[index + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      index++;
+    } else field += char;
   }
   return rows;
 }
@@ -92,8 +105,17 @@ describe('DeepResearch outputs and assets', () => {
         summary: { type: 'string' },
         market_size_usd: { type: 'number', minimum: 1000, maximum: 5000 },
         companies: {
-          type: 'array', minItems: 4,
-          items: { type: 'object', properties: { name: { type: 'string' }, founded: { type: 'integer', minimum: 1900, maximum: 2024 }, tier: { enum: ['leader', 'challenger'] }, website: { type: 'string', format: 'uri' } } },
+          type: 'array',
+          minItems: 4,
+          items: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              founded: { type: 'integer', minimum: 1900, maximum: 2024 },
+              tier: { enum: ['leader', 'challenger'] },
+              website: { type: 'string', format: 'uri' },
+            },
+          },
         },
         as_of: { type: 'string', format: 'date' },
         public: { type: 'boolean' },
@@ -161,19 +183,30 @@ describe('DeepResearch outputs and assets', () => {
       ],
     });
     const files = task.deliverables ?? [];
-    expect(files.map((file) => file.request)).toEqual(['A CSV table of the main makers', 'Spreadsheet of market shares', 'A two-page memo', 'A slide deck for the board', 'Printable brief']);
+    expect(files.map((file) => file.request)).toEqual([
+      'A CSV table of the main makers',
+      'Spreadsheet of market shares',
+      'A two-page memo',
+      'A slide deck for the board',
+      'Printable brief',
+    ]);
     expect(files.every((file) => typeof file.created_at === 'number')).toBe(true);
     expect(files.map((file) => [file.id, file.type, file.status])).toEqual([
-      ['deliverable-1', 'csv', 'completed'], ['deliverable-2', 'xlsx', 'completed'], ['deliverable-3', 'docx', 'completed'],
-      ['deliverable-4', 'pptx', 'completed'], ['deliverable-5', 'pdf', 'completed'],
+      ['deliverable-1', 'csv', 'completed'],
+      ['deliverable-2', 'xlsx', 'completed'],
+      ['deliverable-3', 'docx', 'completed'],
+      ['deliverable-4', 'pptx', 'completed'],
+      ['deliverable-5', 'pdf', 'completed'],
     ]);
-    const bytes = await Promise.all(files.map(async (file) => {
-      const download = await h.download(String(file.url));
-      expect(download.status).toBe(200);
-      expect(download.bytes.length).toBeGreaterThan(0);
-      expect(file.title).toMatch(new RegExp(`\\.${file.type}$`));
-      return download;
-    }));
+    const bytes = await Promise.all(
+      files.map(async (file) => {
+        const download = await h.download(String(file.url));
+        expect(download.status).toBe(200);
+        expect(download.bytes.length).toBeGreaterThan(0);
+        expect(file.title).toMatch(new RegExp(`\\.${file.type}$`));
+        return download;
+      }),
+    );
     const [csv, xlsx, docx, pptx, pdf] = bytes;
     expect(csv!.contentType).toBe('text/csv; charset=utf-8');
     const rows = parseCsv(csv!.bytes.toString('utf8'));
@@ -187,7 +220,9 @@ describe('DeepResearch outputs and assets', () => {
     expect(workbook.get('xl/worksheets/sheet1.xml')).toContain('<t xml:space="preserve">Finding</t>');
     expect(unzipStored(docx!.bytes).get('word/document.xml')).toContain('A two-page memo');
     const deck = unzipStored(pptx!.bytes);
-    expect([...deck.keys()]).toEqual(expect.arrayContaining(['ppt/presentation.xml', 'ppt/slideMasters/slideMaster1.xml', 'ppt/theme/theme1.xml', 'ppt/slides/slide4.xml']));
+    expect([...deck.keys()]).toEqual(
+      expect.arrayContaining(['ppt/presentation.xml', 'ppt/slideMasters/slideMaster1.xml', 'ppt/theme/theme1.xml', 'ppt/slides/slide4.xml']),
+    );
     checkPdf(pdf!.bytes);
   });
 
@@ -199,7 +234,15 @@ describe('DeepResearch outputs and assets', () => {
   });
 
   test('assets need the owner, a public task, or the link token; unfinished tasks have none', async () => {
-    h = await startResearchHarness({}, { accounts: [{ key: 'key_owner_org', creditsUsd: 10 }, { key: 'key_other_org', creditsUsd: 10 }] });
+    h = await startResearchHarness(
+      {},
+      {
+        accounts: [
+          { key: 'key_owner_org', creditsUsd: 10 },
+          { key: 'key_other_org', creditsUsd: 10 },
+        ],
+      },
+    );
     const created = await h.call('POST', '/deepresearch/tasks', { query: QUERY, mode: 'fast' }, 'key_owner_org');
     const id = textField(created.json, 'deepresearch_id');
     const early = await h.call('GET', `/deepresearch/tasks/${id}/assets/image-1`, undefined, 'key_owner_org');

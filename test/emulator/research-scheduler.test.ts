@@ -13,7 +13,12 @@ describe('research event scheduler', () => {
     scheduler.schedule({ at: 10, taskId: 't', generation: 0, kind: 'a' });
     scheduler.schedule({ at: 20, taskId: 't', generation: 0, kind: 'b' });
     await clock.advanceTo(1_000);
-    expect(seen.map(({ kind, at }) => [kind, at])).toEqual([['a', 10], ['b', 20], ['cascade', 25], ['c', 30]]);
+    expect(seen.map(({ kind, at }) => [kind, at])).toEqual([
+      ['a', 10],
+      ['b', 20],
+      ['cascade', 25],
+      ['c', 30],
+    ]);
     expect(clock.pendingTimerCount).toBe(0);
   });
 
@@ -29,7 +34,16 @@ describe('research event scheduler', () => {
     let now = 0;
     const timers: (() => void)[] = [];
     const seen: string[] = [];
-    const scheduler = new EventScheduler({ now: () => now, setTimeout: (fn) => { timers.push(fn); return { cancel: () => undefined }; } }, (event: ScheduledEvent) => seen.push(event.taskId));
+    const scheduler = new EventScheduler(
+      {
+        now: () => now,
+        setTimeout: (fn) => {
+          timers.push(fn);
+          return { cancel: () => undefined };
+        },
+      },
+      (event: ScheduledEvent) => seen.push(event.taskId),
+    );
     scheduler.schedule({ at: 50, taskId: 'first', generation: 0, kind: 'x' });
     scheduler.schedule({ at: 50, taskId: 'second', generation: 0, kind: 'x' });
     scheduler.schedule({ at: 80, taskId: 'later', generation: 0, kind: 'x' });

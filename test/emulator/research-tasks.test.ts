@@ -4,7 +4,10 @@ import { minutes, type ResearchHarness, startResearchHarness, textField } from '
 const QUERY = 'Battery supply chain risks for European EV makers';
 
 async function apiError(promise: Promise<unknown>): Promise<ResearchApiError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!(error instanceof ResearchApiError)) throw new Error(`expected a ResearchApiError, got ${String(error)}`);
   return error;
 }
@@ -40,7 +43,12 @@ describe('DeepResearch task lifecycle', () => {
     expect(report).toMatch(/\[1\]/);
     expect(done.sources?.length).toBe(6);
     for (const source of done.sources ?? []) expect(report).toContain(String(source.url));
-    expect(done.images?.[0]).toMatchObject({ image_id: 'image-1', image_type: 'chart', image_url: expect.stringMatching(/\/v1\/deepresearch\/tasks\/.+\/assets\/image-1\?token=/), created_at: expect.any(Number) });
+    expect(done.images?.[0]).toMatchObject({
+      image_id: 'image-1',
+      image_type: 'chart',
+      image_url: expect.stringMatching(/\/v1\/deepresearch\/tasks\/.+\/assets\/image-1\?token=/),
+      created_at: expect.any(Number),
+    });
   });
 
   test('the status route answers at both /status and the bare task path', async () => {
@@ -162,8 +170,16 @@ describe('DeepResearch task lifecycle', () => {
     expect(bad.status).toBe(400);
   });
 
-  test('unknown ids and other organisations\' tasks are 404 on every task route', async () => {
-    h = await startResearchHarness({}, { accounts: [{ key: 'key_org_one', creditsUsd: 10 }, { key: 'key_org_two', creditsUsd: 10 }] });
+  test("unknown ids and other organisations' tasks are 404 on every task route", async () => {
+    h = await startResearchHarness(
+      {},
+      {
+        accounts: [
+          { key: 'key_org_one', creditsUsd: 10 },
+          { key: 'key_org_two', creditsUsd: 10 },
+        ],
+      },
+    );
     const mine = await h.call('POST', '/deepresearch/tasks', { query: QUERY }, 'key_org_one');
     const id = textField(mine.json, 'deepresearch_id');
     const notFound = { status: 404, json: { success: false, error: 'Task not found' } };

@@ -1,6 +1,14 @@
 import { verifyWebhookSignature } from '../../src/api/webhooks';
 import type { ResearchOptionsInput } from '../../src/emulator/research';
-import { minutes, type ReceivedWebhook, type ResearchHarness, startResearchHarness, startWebhookReceiver, type WebhookReceiver, textField } from '../support/research-harness';
+import {
+  minutes,
+  type ReceivedWebhook,
+  type ResearchHarness,
+  startResearchHarness,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  textField,
+} from '../support/research-harness';
 
 const QUERY = 'Outlook for offshore wind auctions in the North Sea';
 

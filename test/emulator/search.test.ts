@@ -32,7 +32,13 @@ describe('POST /v1/search', () => {
     const [result] = response.results;
     const cpm = findDataset('svc/svc-arxiv')?.pricing?.cpm ?? 0;
     expect(result?.price).toBeCloseTo((cpm * Math.ceil((result?.length ?? 0) / 4)) / 1000, 6);
-    expect(result).toMatchObject({ source: 'svc/svc-arxiv', source_type: 'paper', doi: expect.any(String), authors: expect.any(Array), data_type: 'unstructured' });
+    expect(result).toMatchObject({
+      source: 'svc/svc-arxiv',
+      source_type: 'paper',
+      doi: expect.any(String),
+      authors: expect.any(Array),
+      data_type: 'unstructured',
+    });
   });
 
   it('rejects unknown properties with 400 naming the key', async () => {
@@ -61,7 +67,10 @@ describe('POST /v1/search', () => {
   it('allows more than 20 results only with the increased_max_results permission', async () => {
     const refused = await search({ query: 'robots', max_num_results: 21 }, KEYS.free);
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ success: false, error: expect.stringContaining('max_num_results: at most 20 without the increased_max_results permission') });
+    expect(refused.json).toEqual({
+      success: false,
+      error: expect.stringContaining('max_num_results: at most 20 without the increased_max_results permission'),
+    });
     const allowed = await search({ query: 'robots', max_num_results: 50 }, KEYS.full);
     expect(allowed.status).toBe(200);
   });

@@ -150,7 +150,15 @@ describe('emulator options', () => {
     [{ speed: 0 }, 'speed: must be a positive number'],
     [{ clock: new FakeClock(), speed: 2 }, 'speed: give clock or speed, not both'],
     [{ accounts: [] }, 'accounts: needs at least one account'],
-    [{ accounts: [{ key: 'key_same_00001', creditsUsd: 1 }, { key: 'key_same_00001', creditsUsd: 2 }] }, 'accounts[1].key: duplicate key'],
+    [
+      {
+        accounts: [
+          { key: 'key_same_00001', creditsUsd: 1 },
+          { key: 'key_same_00001', creditsUsd: 2 },
+        ],
+      },
+      'accounts[1].key: duplicate key',
+    ],
     [{ accounts: [{ key: 'short', creditsUsd: 1 }] }, 'accounts[0].key: must be at least 8 characters'],
     [{ faults: { search: { errorRate: 2 } } }, 'faults.search.errorRate: must be from 0 to 1'],
     [{ faults: { serach: { errorRate: 0.5 } } }, 'faults.serach: unknown route'],

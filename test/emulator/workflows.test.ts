@@ -9,12 +9,23 @@ import { rawCall, rejectionOf, useEmulator } from './helpers';
 describe('workflows (beta)', () => {
   let emulator: RunningEmulator;
   let client: ResearchClient;
-  useEmulator(() => ({ clock: new FakeClock() }), (started) => ({ emulator, client } = started));
+  useEmulator(
+    () => ({ clock: new FakeClock() }),
+    (started) => ({ emulator, client } = started),
+  );
 
   it('lists curated and organisation workflows with their current version and variables', async () => {
     const workflows = await client.listWorkflows();
     const slugs = workflows.map((workflow) => `${workflow.is_valyu ? 'curated' : 'organization'}:${workflow.slug}`);
-    expect(slugs).toEqual(expect.arrayContaining(['curated:company-profile', 'curated:competitor-scan', 'curated:literature-review', 'organization:weekly-market-brief', 'organization:vendor-risk-review']));
+    expect(slugs).toEqual(
+      expect.arrayContaining([
+        'curated:company-profile',
+        'curated:competitor-scan',
+        'curated:literature-review',
+        'organization:weekly-market-brief',
+        'organization:vendor-risk-review',
+      ]),
+    );
     const profile = workflows.find((workflow) => workflow.slug === 'company-profile');
     expect(profile).toMatchObject({ version: 2, recommended_mode: 'standard', title: 'Company profile' });
     expect(profile?.variables?.map((variable) => variable.key)).toEqual(['company', 'website', 'focus']);
@@ -40,8 +51,16 @@ describe('workflows (beta)', () => {
   it('lists immutable versions with exactly one current', async () => {
     const { slug, versions } = await client.listWorkflowVersions('company-profile');
     expect(slug).toBe('company-profile');
-    expect(versions.map((version) => [version.version, version.is_current])).toEqual([[1, false], [2, true]]);
-    expect(versions[0]).toMatchObject({ recommended_mode: 'standard', estimated_time: expect.any(String), changelog: expect.any(String), created_at: expect.any(String) });
+    expect(versions.map((version) => [version.version, version.is_current])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(versions[0]).toMatchObject({
+      recommended_mode: 'standard',
+      estimated_time: expect.any(String),
+      changelog: expect.any(String),
+      created_at: expect.any(String),
+    });
   });
 
   it('previews the current version with defaults, typed values and the mode price as credits', async () => {
@@ -84,7 +103,11 @@ describe('workflows (beta)', () => {
   it('checks enum variables against their options', async () => {
     const error = await rejectionOf(client.previewWorkflow('company-profile', { workflow_params: { company: 'Acme', focus: 'gossip' } }));
     expect(error).toBeInstanceOf(ResearchApiError);
-    expect(error).toMatchObject({ status: 400, code: 'invalid_workflow_params', serviceMessage: 'workflow_params.focus: must be one of overview, financials, products' });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'invalid_workflow_params',
+      serviceMessage: 'workflow_params.focus: must be one of overview, financials, products',
+    });
   });
 
   it('answers 400 invalid_request for a malformed preview body', async () => {
@@ -150,18 +173,29 @@ describe('resolveWorkflowForTask', () => {
   it('resolves the current version for a task', () => {
     const resolution = resolveWorkflowForTask(account(), 'literature-review', { topic: 'GLP-1', from_date: '2024-01-01' });
     expect(resolution).toMatchObject({ slug: 'literature-review', version: 2, estimatedCredits: 2.5 });
-    expect(resolution.resolved).toMatchObject({ mode: 'heavy', input: expect.stringContaining('GLP-1 published since 2024-01-01. Include preprints: true. Depth: thorough') });
+    expect(resolution.resolved).toMatchObject({
+      mode: 'heavy',
+      input: expect.stringContaining('GLP-1 published since 2024-01-01. Include preprints: true. Depth: thorough'),
+    });
   });
 
   it('throws the workflow error forms', () => {
-    const missing = (() => { try { resolveWorkflowForTask(account(), 'nope', {}); } catch (error) { return error; } })();
+    const missing = (() => {
+      try {
+        resolveWorkflowForTask(account(), 'nope', {});
+      } catch (error) {
+        return error;
+      }
+    })();
     expect(missing).toBeInstanceOf(EmulatorHttpError);
     expect(missing).toMatchObject({ status: 404, body: { error: 'workflow_not_found' } });
     expect(() => resolveWorkflowForTask(account(), 'regulatory-watch', { topic: 'AI' })).toThrow('workflow_params.jurisdiction: is required');
   });
 
   it('is what task creation with workflow_id uses', async () => {
-    const created = await rawCall(emulator, 'POST', '/deepresearch/tasks', { body: { workflow_id: 'regulatory-watch', workflow_params: { topic: 'AI', jurisdiction: 'EU', since: '2025-01-01' } } });
+    const created = await rawCall(emulator, 'POST', '/deepresearch/tasks', {
+      body: { workflow_id: 'regulatory-watch', workflow_params: { topic: 'AI', jurisdiction: 'EU', since: '2025-01-01' } },
+    });
     expect(created.status).toBe(200);
     expect(created.json).toMatchObject({ mode: 'fast' });
     const refused = await rawCall(emulator, 'POST', '/deepresearch/tasks', { body: { workflow_id: 'regulatory-watch', workflow_params: { topic: 'AI' } } });

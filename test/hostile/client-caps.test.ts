@@ -54,9 +54,13 @@ describe('the client caps every body it reads', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const client = (options: Partial<ConstructorParameters<typeof ResearchClient>[0]> = {}) => new ResearchClient({ baseUrl, apiKey: 'rk_caps_test_key', timeoutMs: 30_000, ...options });
+  const client = (options: Partial<ConstructorParameters<typeof ResearchClient>[0]> = {}) =>
+    new ResearchClient({ baseUrl, apiKey: 'rk_caps_test_key', timeoutMs: 30_000, ...options });
   const failure = async (call: Promise<unknown>): Promise<ResearchApiError> => {
-    const error = await call.then(() => undefined, (caught: unknown) => caught);
+    const error = await call.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ResearchApiError);
     return error as ResearchApiError;
   };
@@ -65,7 +69,9 @@ describe('the client caps every body it reads', () => {
     const rss = process.memoryUsage().rss;
     const error = await failure(client().getTask('t1'));
     expect(error).toMatchObject({ kind: 'invalid_response', retryable: false });
-    expect(error.message).toMatch(/GET \/v1\/deepresearch\/tasks\/t1\/status returned an invalid response: the body is over the 33554432 bytes a JSON answer may have/);
+    expect(error.message).toMatch(
+      /GET \/v1\/deepresearch\/tasks\/t1\/status returned an invalid response: the body is over the 33554432 bytes a JSON answer may have/,
+    );
     expect(process.memoryUsage().rss - rss).toBeLessThan(200 * 1024 ** 2);
   });
 
@@ -77,20 +83,28 @@ describe('the client caps every body it reads', () => {
 
   it('refuses an Answer stream event that never ends', async () => {
     const stream = client({ maxEventBytes: 1024 * 1024 }).answer({ query: 'endless' });
-    const error = await failure((async () => {
-      for await (const _event of stream) { /* nothing arrives */ }
-    })());
+    const error = await failure(
+      (async () => {
+        for await (const _event of stream) {
+          /* nothing arrives */
+        }
+      })(),
+    );
     expect(error.message).toMatch(/an event is over the 1048576 bytes one may have/);
   });
 
   it('refuses a download past its cap, whole or streamed', async () => {
     const capped = client({ maxDownloadBytes: 2 * 1024 * 1024 });
-    expect((await failure(capped.downloadAsset(`${baseUrl.replace('/v1', '')}/files/report.pdf`))).message).toMatch(/the file is over the 2097152 bytes a download may have/);
+    expect((await failure(capped.downloadAsset(`${baseUrl.replace('/v1', '')}/files/report.pdf`))).message).toMatch(
+      /the file is over the 2097152 bytes a download may have/,
+    );
     const { body } = await capped.streamAsset(`${baseUrl.replace('/v1', '')}/files/report.pdf`);
     let bytes = 0;
-    const error = await failure((async () => {
-      for await (const chunk of body) bytes += chunk.length;
-    })());
+    const error = await failure(
+      (async () => {
+        for await (const chunk of body) bytes += chunk.length;
+      })(),
+    );
     expect(error.kind).toBe('invalid_response');
     expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
   });

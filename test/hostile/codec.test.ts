@@ -9,9 +9,15 @@ function statusOfHeadOnly(url: string, headers: string, length: number): Promise
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
-    socket.setTimeout(2_000, () => { socket.destroy(); resolve('no answer before the body'); });
+    socket.setTimeout(2_000, () => {
+      socket.destroy();
+      resolve('no answer before the body');
+    });
     socket.on('error', reject);
-    socket.on('data', (chunk) => { socket.destroy(); resolve(chunk.toString('latin1').split('\r\n')[0]!); });
+    socket.on('data', (chunk) => {
+      socket.destroy();
+      resolve(chunk.toString('latin1').split('\r\n')[0]!);
+    });
     socket.write(`POST /decode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}Content-Length: ${length}\r\n\r\n{"pay`);
   });
 }
@@ -28,7 +34,8 @@ describe('the codec endpoint under hostile input', () => {
   });
 
   test('an authenticated body over the cap is refused (413) from its announced length, unread', async () => {
-    expect(await statusOfHeadOnly(server.url, 'Authorization: Bearer ui-access-token-0123456789abcdef\r\nX-Namespace: research\r\n', 200 * 1024 * 1024))
-      .toBe('HTTP/1.1 413 Payload Too Large');
+    expect(await statusOfHeadOnly(server.url, 'Authorization: Bearer ui-access-token-0123456789abcdef\r\nX-Namespace: research\r\n', 200 * 1024 * 1024)).toBe(
+      'HTTP/1.1 413 Payload Too Large',
+    );
   });
 });

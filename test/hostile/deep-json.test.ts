@@ -8,8 +8,10 @@ describe('deeply nested JSON bodies', () => {
     const { app } = await intakeWith(temporal.client, { bodyLimitBytes: 1024 * 1024 });
     const payload = `{"interactionId":"i1","response":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     const response = await app.inject({
-      method: 'POST', url: '/pipelines/p/runs/r1/items/a/checkpoint',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, payload,
+      method: 'POST',
+      url: '/pipelines/p/runs/r1/items/a/checkpoint',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      payload,
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'malformed_json', error: expect.stringContaining('nested deeper than 64') });

@@ -8,9 +8,23 @@ import { isPrivateAddress } from '../../src/api/transport';
 // worker's own network (a cloud metadata address, an internal service) must not be followed (SSRF).
 describe('links into private networks', () => {
   it.each([
-    ['127.0.0.1', true], ['10.1.2.3', true], ['172.16.0.9', true], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true],
-    ['0.0.0.0', true], ['224.0.0.1', true], ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['::ffff:10.0.0.1', true],
-    ['93.184.216.34', false], ['8.8.8.8', false], ['2606:4700:4700::1111', false], ['::ffff:8.8.8.8', false],
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.16.0.9', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['224.0.0.1', true],
+    ['::1', true],
+    ['fe80::1', true],
+    ['fd00::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:10.0.0.1', true],
+    ['93.184.216.34', false],
+    ['8.8.8.8', false],
+    ['2606:4700:4700::1111', false],
+    ['::ffff:8.8.8.8', false],
   ])('%s is private: %s', (address, expected) => {
     expect(isPrivateAddress(address)).toBe(expected);
   });
@@ -20,7 +34,8 @@ describe('links into private networks', () => {
   let serviceUrl: string;
   let filesPort: number;
   beforeAll(async () => {
-    const listen = async (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+    const listen = async (server: Server) =>
+      new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
     service = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF service'));
     files = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF internal'));
     serviceUrl = `http://127.0.0.1:${await listen(service)}/v1`;
@@ -33,12 +48,15 @@ describe('links into private networks', () => {
 
   const read = async (client: ResearchClient, url: string): Promise<string> => Buffer.from((await client.downloadAsset(url)).data).toString('utf8');
   const refusal = async (call: Promise<unknown>): Promise<ResearchApiError> => {
-    const error = await call.then(() => undefined, (caught: unknown) => caught);
+    const error = await call.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ResearchApiError);
     return error as ResearchApiError;
   };
 
-  it('fetches from the service\'s own origin, but refuses a link to a private address written in the link', async () => {
+  it("fetches from the service's own origin, but refuses a link to a private address written in the link", async () => {
     const client = new ResearchClient({ baseUrl: serviceUrl, apiKey: 'rk_ssrf_test_key' });
     try {
       expect(await read(client, `${serviceUrl.replace('/v1', '')}/files/report.pdf`)).toBe('%PDF service');

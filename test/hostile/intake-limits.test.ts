@@ -19,7 +19,12 @@ describe('intake limits', () => {
   test('a path too long for any workflow id is refused without echoing it', async () => {
     const { app } = await intakeWith(temporal.client);
     const token = 'T'.repeat(5_000);
-    const response = await app.inject({ method: 'POST', url: `/webhooks/research/wf-1/${token}`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/webhooks/research/wf-1/${token}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(response.statusCode).toBeGreaterThanOrEqual(400);
     expect(response.statusCode).toBeLessThan(500);
     expect(response.body).not.toContain('TTTTTTTT');

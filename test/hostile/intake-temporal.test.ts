@@ -19,24 +19,39 @@ describeScenarios('intake: what Temporal carries, and what Temporal refuses', re
     const env = getEnv();
     const { buildIntake } = await import('../../src/intake');
     return buildIntake({
-      client, secrets: world!.secrets, intakeKey: world!.intakeKey, tokens: [TOKEN], pipelinesDir: pipelinesDir ?? await mkdtemp(path.join(tmpdir(), 'rp-intake-')),
-      taskQueue: env.taskQueue, namespace: client.options.namespace, logger: false,
+      client,
+      secrets: world!.secrets,
+      intakeKey: world!.intakeKey,
+      tokens: [TOKEN],
+      pipelinesDir: pipelinesDir ?? (await mkdtemp(path.join(tmpdir(), 'rp-intake-'))),
+      taskQueue: env.taskQueue,
+      namespace: client.options.namespace,
+      logger: false,
     });
   }
 
   it('signals a workflow once for a delivery that reaches two intakes, or one restarted, since Temporal drops the repeated request id', async () => {
     const env = getEnv();
     world = await makeWorld(env, { webhooks: true });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: `research-task/intake/twice/${randomUUID().slice(0, 8)}`, args: [{ request: { query: 'Battery recycling capacity', mode: 'standard' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: `research-task/intake/twice/${randomUUID().slice(0, 8)}`,
+      args: [{ request: { query: 'Battery recycling capacity', mode: 'standard' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).deepresearchId !== undefined, { description: 'the task to be created' });
     const { deepresearchId } = await handle.query(researchTaskStateQuery);
     const secret = (await world.secrets.get(deepresearchId!))!;
     const body = JSON.stringify({ event: 'task.running', deepresearch_id: deepresearchId, status: 'running', delivery_id: 'whd_twice' });
     const url = `/webhooks/research/${encodeURIComponent(handle.workflowId)}/${webhookRouteToken(world.intakeKey, handle.workflowId)}`;
-    const deliver = async (intake: Awaited<ReturnType<typeof intakeOn>>, offset: number) => intake.app.inject({
-      method: 'POST', url, payload: body,
-      headers: { 'content-type': 'application/json', ...signWebhook({ secret, body, timestamp: Math.floor(world!.emulator.clock.now() / 1000) + offset }).headers },
-    });
+    const deliver = async (intake: Awaited<ReturnType<typeof intakeOn>>, offset: number) =>
+      intake.app.inject({
+        method: 'POST',
+        url,
+        payload: body,
+        headers: {
+          'content-type': 'application/json',
+          ...signWebhook({ secret, body, timestamp: Math.floor(world!.emulator.clock.now() / 1000) + offset }).headers,
+        },
+      });
     const first = await intakeOn(env.client);
     const second = await intakeOn(env.client);
     try {
@@ -64,16 +79,27 @@ describeScenarios('intake: what Temporal carries, and what Temporal refuses', re
     const env = getEnv();
     world = await makeWorld(env, {});
     const dir = await mkdtemp(path.join(tmpdir(), 'rp-intake-'));
-    await writeFile(path.join(dir, 'brief.yaml'), 'name: brief\ninput:\n  items: [Acme]\n  key: "{{ item | slug }}"\nstep:\n  answer:\n    query: "Headcount of {{ item }}"\nbudget_usd: 5\n');
+    await writeFile(
+      path.join(dir, 'brief.yaml'),
+      'name: brief\ninput:\n  items: [Acme]\n  key: "{{ item | slug }}"\nstep:\n  answer:\n    query: "Headcount of {{ item }}"\nbudget_usd: 5\n',
+    );
     const elsewhere = new Client({ connection: env.client.connection, namespace: `no-such-namespace-${randomUUID().slice(0, 8)}` });
     const intake = await intakeOn(elsewhere, dir);
     try {
       const ready = await intake.app.inject({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toMatchObject({ code: 'temporal_not_ready', error: expect.stringMatching(/Temporal has no namespace "no-such-namespace-/) });
-      const start = await intake.app.inject({ method: 'POST', url: '/pipelines/brief/runs', headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'order-1' }, payload: {} });
+      const start = await intake.app.inject({
+        method: 'POST',
+        url: '/pipelines/brief/runs',
+        headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'order-1' },
+        payload: {},
+      });
       expect(start.statusCode).toBe(500);
-      expect(start.json()).toMatchObject({ code: 'temporal_refused', error: expect.stringMatching(/Temporal refused the request \(namespace "no-such-namespace-[^"]+" not found\); see the intake log/) });
+      expect(start.json()).toMatchObject({
+        code: 'temporal_refused',
+        error: expect.stringMatching(/Temporal refused the request \(namespace "no-such-namespace-[^"]+" not found\); see the intake log/),
+      });
       expect(start.headers['retry-after']).toBeUndefined();
     } finally {
       await intake.app.close();

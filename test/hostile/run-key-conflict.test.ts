@@ -30,7 +30,9 @@ describeScenarios('intake: an Idempotency-Key reused with other parameters', res
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const dir = await mkdtemp(path.join(tmpdir(), 'rp-intake-'));
     const name = `keyed-${randomUUID().slice(0, 8)}`;
-    await writeFile(path.join(dir, `${name}.yaml`), `
+    await writeFile(
+      path.join(dir, `${name}.yaml`),
+      `
 name: ${name}
 parameters:
   region: { type: string, default: EU }
@@ -43,16 +45,36 @@ step:
     query: "Headcount of {{ item }} in {{ params.region }}"
 start_rate_per_second: 50
 budget_usd: 5
-`);
+`,
+    );
     const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({ client: env.client, secrets: world.secrets, intakeKey: world.intakeKey, tokens: [TOKEN], pipelinesDir: dir, taskQueue: env.taskQueue, namespace: env.client.options.namespace, logger: false });
+    const intake = await buildIntake({
+      client: env.client,
+      secrets: world.secrets,
+      intakeKey: world.intakeKey,
+      tokens: [TOKEN],
+      pipelinesDir: dir,
+      taskQueue: env.taskQueue,
+      namespace: env.client.options.namespace,
+      logger: false,
+    });
     try {
-      const start = (params: Record<string, string>) => intake.app.inject({ method: 'POST', url: `/pipelines/${name}/runs`, headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'order-7' }, payload: { params } });
+      const start = (params: Record<string, string>) =>
+        intake.app.inject({
+          method: 'POST',
+          url: `/pipelines/${name}/runs`,
+          headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'order-7' },
+          payload: { params },
+        });
       expect((await start({ region: 'EU', token: SECRET_VALUE })).statusCode).toBe(201);
       expect((await start({ region: 'EU', token: SECRET_VALUE })).statusCode).toBe(200);
       const conflict = await start({ region: 'US', token: 'another-value' });
       expect(conflict.statusCode).toBe(409);
-      expect(conflict.json()).toMatchObject({ code: 'run_key_conflict', error: expect.stringMatching(/"region", "token"/), issues: [{ path: 'body.params.region' }, { path: 'body.params.token' }] });
+      expect(conflict.json()).toMatchObject({
+        code: 'run_key_conflict',
+        error: expect.stringMatching(/"region", "token"/),
+        issues: [{ path: 'body.params.region' }, { path: 'body.params.token' }],
+      });
       expect(conflict.body).not.toContain(SECRET_VALUE);
       expect(conflict.body).not.toContain('another-value');
       // Once the run has ended its key is still its own.

@@ -18,10 +18,22 @@ function issuesOf(env: Record<string, string>): Array<{ variable: string; messag
 describe('loadIntakeConfig', () => {
   test('reads every variable; the key and tokens never show when logged', () => {
     const config = loadIntakeConfig({
-      INTAKE_KEY: KEY, INTAKE_TOKENS: TOKENS, INTAKE_BODY_LIMIT_BYTES: '65536', INTAKE_PIPELINES_DIR: '/srv/pipelines',
-      INTAKE_TLS_CERT: '/tls/cert.pem', INTAKE_TLS_KEY: '/tls/key.pem', TEMPORAL_UI_URL: 'http://localhost:8233/', INTAKE_WEBHOOK_TOLERANCE_SECONDS: '120',
+      INTAKE_KEY: KEY,
+      INTAKE_TOKENS: TOKENS,
+      INTAKE_BODY_LIMIT_BYTES: '65536',
+      INTAKE_PIPELINES_DIR: '/srv/pipelines',
+      INTAKE_TLS_CERT: '/tls/cert.pem',
+      INTAKE_TLS_KEY: '/tls/key.pem',
+      TEMPORAL_UI_URL: 'http://localhost:8233/',
+      INTAKE_WEBHOOK_TOLERANCE_SECONDS: '120',
     });
-    expect(config).toMatchObject({ bodyLimitBytes: 65_536, pipelinesDir: '/srv/pipelines', tls: { certFile: '/tls/cert.pem', keyFile: '/tls/key.pem' }, temporalUiUrl: 'http://localhost:8233', webhookToleranceSeconds: 120 });
+    expect(config).toMatchObject({
+      bodyLimitBytes: 65_536,
+      pipelinesDir: '/srv/pipelines',
+      tls: { certFile: '/tls/cert.pem', keyFile: '/tls/key.pem' },
+      temporalUiUrl: 'http://localhost:8233',
+      webhookToleranceSeconds: 120,
+    });
     expect(config.intakeKey).toBe(KEY);
     expect(config.tokens).toEqual(['tok_first_0123456789abcdef', 'tok_second_0123456789abcdef']);
     for (const shown of [JSON.stringify(config), inspect(config, { depth: 5 })]) {

@@ -19,14 +19,26 @@ export async function intakeWith(client: Client, options: Partial<IntakeOptions>
   const secrets = new InMemoryWebhookSecretStore();
   await secrets.put('tsk_1', SECRET);
   const intake = await buildIntake({
-    client, secrets, intakeKey: INTAKE_KEY, tokens: [TOKEN], pipelinesDir: 'pipelines', taskQueue: 'q', namespace: 'default',
-    logger: false, temporalTimeoutMs: 1_000, ...options,
+    client,
+    secrets,
+    intakeKey: INTAKE_KEY,
+    tokens: [TOKEN],
+    pipelinesDir: 'pipelines',
+    taskQueue: 'q',
+    namespace: 'default',
+    logger: false,
+    temporalTimeoutMs: 1_000,
+    ...options,
   });
   return { ...intake, secrets };
 }
 
 /** A signed delivery for `workflowId`: URL with its route token, body and headers. */
-export function delivery(workflowId: string, body: unknown = { event: 'task.completed', deepresearch_id: 'tsk_1', status: 'completed' }, options: { secret?: string; timestamp?: number } = {}) {
+export function delivery(
+  workflowId: string,
+  body: unknown = { event: 'task.completed', deepresearch_id: 'tsk_1', status: 'completed' },
+  options: { secret?: string; timestamp?: number } = {},
+) {
   const payload = JSON.stringify(body);
   const signed = signWebhook({ secret: options.secret ?? SECRET, body: payload, ...(options.timestamp !== undefined ? { timestamp: options.timestamp } : {}) });
   return {
@@ -42,5 +54,7 @@ export function validateOpenApi(document: unknown): { valid: boolean; errors?: u
 let text = ''; for await (const chunk of process.stdin) text += chunk;
 const result = await new Validator().validate(JSON.parse(text));
 process.stdout.write(JSON.stringify({ valid: result.valid, errors: result.errors }));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(document), cwd: process.cwd() }).toString()) as { valid: boolean; errors?: unknown };
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(document), cwd: process.cwd() }).toString(),
+  ) as { valid: boolean; errors?: unknown };
 }

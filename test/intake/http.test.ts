@@ -35,16 +35,31 @@ describe('intake HTTP routes while Temporal is down', () => {
   describe('webhooks: each bad delivery gets its status and a JSON reason', () => {
     const cases: Array<[string, () => { url: string; headers: Record<string, string>; payload: string }, number, string]> = [
       ['forged signature (another secret)', () => delivery('wf-1', undefined, { secret: 'b'.repeat(64) }), 401, 'webhook_mismatch'],
-      ['tampered body', () => {
-        const hook = delivery('wf-1');
-        return { ...hook, payload: hook.payload.replace('completed"', 'failed"') };
-      }, 401, 'webhook_mismatch'],
-      ['stale (replayed a day later)', () => delivery('wf-1', undefined, { timestamp: Math.floor(Date.now() / 1000) - 86_400 }), 401, 'webhook_stale_timestamp'],
+      [
+        'tampered body',
+        () => {
+          const hook = delivery('wf-1');
+          return { ...hook, payload: hook.payload.replace('completed"', 'failed"') };
+        },
+        401,
+        'webhook_mismatch',
+      ],
+      [
+        'stale (replayed a day later)',
+        () => delivery('wf-1', undefined, { timestamp: Math.floor(Date.now() / 1000) - 86_400 }),
+        401,
+        'webhook_stale_timestamp',
+      ],
       ['no signature headers', () => ({ ...delivery('wf-1'), headers: { 'content-type': 'application/json' } }), 401, 'webhook_missing'],
-      ['malformed signature', () => {
-        const hook = delivery('wf-1');
-        return { ...hook, headers: { ...hook.headers, 'X-Webhook-Signature': 'sha256=zz' } };
-      }, 401, 'webhook_malformed_signature'],
+      [
+        'malformed signature',
+        () => {
+          const hook = delivery('wf-1');
+          return { ...hook, headers: { ...hook.headers, 'X-Webhook-Signature': 'sha256=zz' } };
+        },
+        401,
+        'webhook_malformed_signature',
+      ],
       ['the token of another workflow', () => ({ ...delivery('wf-1'), url: delivery('wf-2').url.replace('wf-2', 'wf-1') }), 403, 'webhook_route_token'],
       ['a task whose secret is not kept', () => delivery('wf-1', { deepresearch_id: 'tsk_unknown', status: 'completed' }), 401, 'webhook_unknown_secret'],
     ];
@@ -56,7 +71,12 @@ describe('intake HTTP routes while Temporal is down', () => {
     });
 
     test('a malformed token in the URL is a schema error naming params.token', async () => {
-      const response = await intake.app.inject({ method: 'POST', url: '/webhooks/research/wf-1/short', headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const response = await intake.app.inject({
+        method: 'POST',
+        url: '/webhooks/research/wf-1/short',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json().issues).toEqual([expect.objectContaining({ path: 'params.token', message: expect.stringContaining('43-character') })]);
     });
@@ -73,7 +93,12 @@ describe('intake HTTP routes while Temporal is down', () => {
       const bad = await intake.app.inject({ method: 'POST', url: hook.url, headers: hook.headers, payload: '{"deepresearch_id": ' });
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toMatchObject({ code: 'malformed_json' });
-      const text = await intake.app.inject({ method: 'POST', url: hook.url, headers: { ...hook.headers, 'content-type': 'text/plain' }, payload: hook.payload });
+      const text = await intake.app.inject({
+        method: 'POST',
+        url: hook.url,
+        headers: { ...hook.headers, 'content-type': 'text/plain' },
+        payload: hook.payload,
+      });
       expect(text.statusCode).toBe(415);
       expect(text.json()).toMatchObject({ code: 'unsupported_media_type', error: expect.stringContaining('application/json') });
       const small = await intakeWith(unreachableTemporal().client, { bodyLimitBytes: 2048 });
@@ -117,7 +142,12 @@ describe('intake HTTP routes while Temporal is down', () => {
       const none = await intake.app.inject({ method: 'POST', url: '/pipelines/quick-answers/runs', headers: auth, payload: {} });
       expect(none.statusCode).toBe(400);
       expect(none.json().issues).toEqual([expect.objectContaining({ path: 'headers.idempotency-key' })]);
-      const bad = await intake.app.inject({ method: 'POST', url: '/pipelines/quick-answers/runs', headers: { ...auth, 'idempotency-key': 'has space' }, payload: {} });
+      const bad = await intake.app.inject({
+        method: 'POST',
+        url: '/pipelines/quick-answers/runs',
+        headers: { ...auth, 'idempotency-key': 'has space' },
+        payload: {},
+      });
       expect(bad.json().issues[0].message).toContain('letters, digits');
     });
 
@@ -137,7 +167,12 @@ describe('intake HTTP routes while Temporal is down', () => {
     });
 
     test('a checkpoint answer without interactionId names the field', async () => {
-      const response = await intake.app.inject({ method: 'POST', url: '/pipelines/p/runs/r1/items/a/checkpoint', headers: auth, payload: { response: { approved: true } } });
+      const response = await intake.app.inject({
+        method: 'POST',
+        url: '/pipelines/p/runs/r1/items/a/checkpoint',
+        headers: auth,
+        payload: { response: { approved: true } },
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json().issues).toEqual([expect.objectContaining({ path: 'body.interactionId' })]);
     });
@@ -155,13 +190,24 @@ describe('intake HTTP routes while Temporal is down', () => {
   });
 
   test('the OpenAPI document is valid OpenAPI 3 and lists every route', async () => {
-    const document = (await intake.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ openapi: string; paths: Record<string, Record<string, unknown>> }>();
+    const document = (await intake.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    }>();
     expect(document.openapi).toMatch(/^3\./);
     expect(validateOpenApi(document)).toEqual({ valid: true });
-    const listed = Object.entries(document.paths).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`)).sort();
+    const listed = Object.entries(document.paths)
+      .flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`))
+      .sort();
     expect(listed).toEqual([
-      'GET /healthz', 'GET /metrics', 'GET /openapi.json', 'GET /pipelines/{pipeline}/runs/{runKey}', 'GET /readyz',
-      'POST /pipelines/{pipeline}/runs', 'POST /pipelines/{pipeline}/runs/{runKey}/cancel', 'POST /pipelines/{pipeline}/runs/{runKey}/items/{item}/checkpoint',
+      'GET /healthz',
+      'GET /metrics',
+      'GET /openapi.json',
+      'GET /pipelines/{pipeline}/runs/{runKey}',
+      'GET /readyz',
+      'POST /pipelines/{pipeline}/runs',
+      'POST /pipelines/{pipeline}/runs/{runKey}/cancel',
+      'POST /pipelines/{pipeline}/runs/{runKey}/items/{item}/checkpoint',
       'POST /webhooks/research/{workflowId}/{token}',
     ]);
   });
@@ -170,11 +216,25 @@ describe('intake HTTP routes while Temporal is down', () => {
 describe('intake logging and TLS', () => {
   test('logs are JSON with the bearer token, the signature and the URL token redacted', async () => {
     const lines: string[] = [];
-    const stream = new Writable({ write: (chunk: Buffer, _encoding, callback) => { lines.push(chunk.toString()); callback(); } });
+    const stream = new Writable({
+      write: (chunk: Buffer, _encoding, callback) => {
+        lines.push(chunk.toString());
+        callback();
+      },
+    });
     const temporal = unreachableTemporal();
     const intake = await intakeWith(temporal.client, { logger: { level: 'info', stream, redact: ['req.headers.authorization'] } });
     // The intake's own options, with the stream swapped: built the way `rp intake` builds it.
-    const logged = await buildIntake({ client: temporal.client, secrets: intake.secrets, intakeKey: INTAKE_KEY, tokens: [TOKEN], pipelinesDir: 'pipelines', taskQueue: 'q', namespace: 'default', logger: { ...(await import('../../src/intake')).intakeLoggerOptions, stream } });
+    const logged = await buildIntake({
+      client: temporal.client,
+      secrets: intake.secrets,
+      intakeKey: INTAKE_KEY,
+      tokens: [TOKEN],
+      pipelinesDir: 'pipelines',
+      taskQueue: 'q',
+      namespace: 'default',
+      logger: { ...(await import('../../src/intake')).intakeLoggerOptions, stream },
+    });
     const hook = delivery('wf-1', undefined, { secret: 'c'.repeat(64) });
     await logged.app.inject({ method: 'POST', url: hook.url, headers: { ...hook.headers, authorization: `Bearer ${TOKEN}` }, payload: hook.payload });
     const text = lines.join('');
@@ -191,7 +251,11 @@ describe('intake logging and TLS', () => {
   });
 
   test('serves HTTPS with a given certificate and key', async () => {
-    const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], { days: 1, keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] } as never);
+    const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+      days: 1,
+      keySize: 2048,
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+    } as never);
     const temporal = unreachableTemporal();
     const intake = await intakeWith(temporal.client, { tls: { cert: pems.cert, key: pems.private } });
     const url = new URL(await intake.app.listen({ port: 0, host: '127.0.0.1' }));
@@ -201,7 +265,9 @@ describe('intake logging and TLS', () => {
         let text = '';
         response.on('data', (chunk: Buffer) => (text += chunk.toString()));
         response.on('end', () => resolve(text));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(JSON.parse(body)).toEqual({ status: 'ok' });
     await intake.app.close();
@@ -215,7 +281,12 @@ describe('intake logging and TLS', () => {
     const compact = '{"deepresearch_id":"tsk_1","status":"completed"}';
     const signed = signWebhook({ secret: SECRET, body: compact });
     const hook = delivery('wf-1');
-    const response = await intake.app.inject({ method: 'POST', url: hook.url, headers: { 'content-type': 'application/json', ...signed.headers }, payload: '{ "deepresearch_id": "tsk_1", "status": "completed" }' });
+    const response = await intake.app.inject({
+      method: 'POST',
+      url: hook.url,
+      headers: { 'content-type': 'application/json', ...signed.headers },
+      payload: '{ "deepresearch_id": "tsk_1", "status": "completed" }',
+    });
     expect(response.statusCode).toBe(401);
     await intake.app.close();
     await temporal.close();

@@ -26,7 +26,9 @@ const CODEC_TOKEN = 'codec-token-for-the-ui-0123456789';
 
 const scale = (ms: number) => Math.max(1, Math.round(ms / SPEED));
 const polling: ResearchTaskInput['polling'] = {
-  initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs), maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs), reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
+  initialDelayMs: scale(POLL_PROFILES.fast.initialDelayMs),
+  maxDelayMs: scale(POLL_PROFILES.fast.maxDelayMs),
+  reconcileDelaysMs: RECONCILE_DELAYS_MS.map(scale),
 };
 
 async function scrape(address: string): Promise<string> {
@@ -81,19 +83,33 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'rp-deployed-'));
     config = loadConfig({
-      TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace, TEMPORAL_TASK_QUEUE: `deployed-${randomUUID()}`,
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_NAMESPACE: server.namespace,
+      TEMPORAL_TASK_QUEUE: `deployed-${randomUUID()}`,
       PAYLOAD_CODEC_KEYS: `k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`,
       METRICS_BIND_ADDRESS: `127.0.0.1:${await freePort()}`,
-      ARTIFACT_DIR: path.join(dir, 'artifacts'), WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'), LOG_LEVEL: 'info',
+      ARTIFACT_DIR: path.join(dir, 'artifacts'),
+      WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'),
+      LOG_LEVEL: 'info',
     });
     // Every status call fails with a 5xx until the service error metric shows; then the task completes.
-    emulator = await startEmulator({ speed: SPEED, seed: 'deployed', research: { durationJitter: 0 }, faults: { 'deepresearch.status': { errorRate: 1 }, 'deepresearch.get': { errorRate: 1 } } });
+    emulator = await startEmulator({
+      speed: SPEED,
+      seed: 'deployed',
+      research: { durationJitter: 0 },
+      faults: { 'deepresearch.status': { errorRate: 1 }, 'deepresearch.get': { errorRate: 1 } },
+    });
     stopWorker = new AbortController();
     worker = runWorker(config, {
       signal: stopWorker.signal,
       logger: createLogger(config, {
         secrets: [...configSecrets(config), emulator.defaultApiKey],
-        destination: new Writable({ write(chunk: Buffer, _encoding, done) { logLines.push(JSON.parse(chunk.toString())); done(); } }),
+        destination: new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            logLines.push(JSON.parse(chunk.toString()));
+            done();
+          },
+        }),
       }),
       startEmulator: async () => ({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey, close: async () => undefined }),
     });
@@ -102,10 +118,17 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
     workflowId = `deployed-${randomUUID()}`;
     const input: ResearchTaskInput = { request: { query: SECRET_QUERY, mode: 'fast' }, context: { pipeline: 'deployed', run: 'r1', item: 'secret' }, polling };
     const handle = await client.workflow.start('researchTaskWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] });
-    await eventually('the service error metric', async () => /research_service_errors_total\{[^}]*status="50[023]"/.test(await scrape(config.metricsBindAddress!)));
+    await eventually('the service error metric', async () =>
+      /research_service_errors_total\{[^}]*status="50[023]"/.test(await scrape(config.metricsBindAddress!)),
+    );
     emulator.faults.replace({});
-    result = await handle.result() as ResearchTaskResult;
-    codecServer = await startCodecServer({ codec: payloadCodecFromConfig(config)!, token: CODEC_TOKEN, corsOrigins: ['http://localhost:8080'], namespaces: [server.namespace] });
+    result = (await handle.result()) as ResearchTaskResult;
+    codecServer = await startCodecServer({
+      codec: payloadCodecFromConfig(config)!,
+      token: CODEC_TOKEN,
+      corsOrigins: ['http://localhost:8080'],
+      namespaces: [server.namespace],
+    });
   });
 
   afterAll(async () => {
@@ -151,15 +174,18 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:8080');
-    const decoded = await response.json() as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+    const decoded = (await response.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
     expect(Buffer.from(decoded.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
     expect(JSON.parse(Buffer.from(decoded.payloads[0]!.data, 'base64').toString())).toMatchObject({ request: { query: SECRET_QUERY } });
   });
 
   test('the codec endpoint refuses a missing or wrong token (401) and names the bad field of a body (400)', async () => {
-    const post = (headers: Record<string, string>, payload: unknown) => fetch(`${codecServer.url}/decode`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-namespace': server.namespace, ...headers }, body: JSON.stringify(payload),
-    });
+    const post = (headers: Record<string, string>, payload: unknown) =>
+      fetch(`${codecServer.url}/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-namespace': server.namespace, ...headers },
+        body: JSON.stringify(payload),
+      });
     expect((await post({}, { payloads: [] })).status).toBe(401);
     expect((await post({ authorization: 'Bearer wrong-token-0123456789abcdef' }, { payloads: [] })).status).toBe(401);
     const auth = { authorization: `Bearer ${CODEC_TOKEN}` };
@@ -168,17 +194,19 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
     expect(await badData.json()).toEqual({ error: 'payloads.0.data: must be base64' });
     const noPayloads = await post(auth, { items: [] });
     expect(noPayloads.status).toBe(400);
-    expect((await noPayloads.json() as { error: string }).error).toMatch(/^payloads: /);
+    expect(((await noPayloads.json()) as { error: string }).error).toMatch(/^payloads: /);
     expect((await post({ ...auth, 'x-namespace': 'elsewhere' }, { payloads: [] })).status).toBe(403);
   });
 
   test('the SDK, worker and activity logs go through pino as JSON lines without secrets', () => {
-    expect(logLines).toEqual(expect.arrayContaining([
-      expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^worker polling task queue deployed-/), service: 'research-pipelines' }),
-      expect.objectContaining({ level: 'info', sdkComponent: 'worker', taskQueue: config.temporal.taskQueue }),
-      // An activity's own log line, with the context the SDK adds.
-      expect.objectContaining({ level: 'info', sdkComponent: 'activity', activityType: 'createResearchTask', msg: 'Research task created', workflowId }),
-    ]));
+    expect(logLines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^worker polling task queue deployed-/), service: 'research-pipelines' }),
+        expect.objectContaining({ level: 'info', sdkComponent: 'worker', taskQueue: config.temporal.taskQueue }),
+        // An activity's own log line, with the context the SDK adds.
+        expect.objectContaining({ level: 'info', sdkComponent: 'activity', activityType: 'createResearchTask', msg: 'Research task created', workflowId }),
+      ]),
+    );
     // The SDK adds the activity's task token to its lines: whoever holds it can complete the activity.
     const activityLines = logLines.filter((line) => line.sdkComponent === 'activity');
     expect(activityLines.length).toBeGreaterThan(0);
@@ -190,10 +218,14 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
 
   test('the Prometheus endpoint carries the project metrics with their labels beside the SDK ones', async () => {
     let metrics = '';
-    await eventually('the task metrics', async () => /research_tasks_total\{[^}]*status="completed"/.test(metrics = await scrape(config.metricsBindAddress!)));
+    await eventually('the task metrics', async () =>
+      /research_tasks_total\{[^}]*status="completed"/.test((metrics = await scrape(config.metricsBindAddress!))),
+    );
     expect(metrics).toMatch(/research_tasks_total\{[^}]*mode="fast"[^}]*\} 1/);
     expect(metrics).toMatch(/research_task_cost_usd_sum\{[^}]*mode="fast"[^}]*\} 0\.1/);
-    expect(metrics).toMatch(/research_service_errors_total\{[^}]*activityType="getResearchTask"[^}]*failure_type="ResearchServiceUnavailable"[^}]*status="50[023]"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(
+      /research_service_errors_total\{[^}]*activityType="getResearchTask"[^}]*failure_type="ResearchServiceUnavailable"[^}]*status="50[023]"[^}]*\} [1-9]/,
+    );
     // The SDK's own metrics share the endpoint.
     expect(metrics).toContain('temporal_workflow_completed');
   });

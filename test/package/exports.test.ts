@@ -36,7 +36,18 @@ test('the tarball ships every file the exports map names, and no source maps or 
 
 test.each([
   ['research-pipelines', ['FailureType', 'ResearchStatusKey', 'researchTaskWorkflowId', 'respondToCheckpointUpdate']],
-  ['research-pipelines/client', ['ResearchClient', 'dataConverterFromConfig', 'loadPipelineDefinition', 'researchTaskWorkflowId', 'respondToCheckpointUpdate', 'startPipeline', 'verifyWebhookSignature']],
+  [
+    'research-pipelines/client',
+    [
+      'ResearchClient',
+      'dataConverterFromConfig',
+      'loadPipelineDefinition',
+      'researchTaskWorkflowId',
+      'respondToCheckpointUpdate',
+      'startPipeline',
+      'verifyWebhookSignature',
+    ],
+  ],
   ['research-pipelines/workflows', ['pipelineRunWorkflow', 'researchBatchWorkflow', 'researchTaskWorkflow']],
   ['research-pipelines/activities', ['FileWebhookSecretStore', 'LocalArtifactStore', 'createActivities']],
   ['research-pipelines/worker', ['WORKFLOW_INTERCEPTOR_MODULES', 'createWorkerOptions', 'loadConfig', 'runWorker']],
@@ -49,7 +60,16 @@ test.each([
 
 test('the client entry loads neither the worker, fastify, pino, the emulator nor the Temporal client', () => {
   const { owners } = loadedBy('research-pipelines/client');
-  expect(matching(owners, [/^@temporalio\/(worker|client|testing)$/, /^@grpc\//, /^fastify$/, /^pino(-pretty)?$/, /^research-pipelines\/dist\/(emulator|intake|activities)\//, /^research-pipelines\/dist\/worker\.js$/])).toEqual([]);
+  expect(
+    matching(owners, [
+      /^@temporalio\/(worker|client|testing)$/,
+      /^@grpc\//,
+      /^fastify$/,
+      /^pino(-pretty)?$/,
+      /^research-pipelines\/dist\/(emulator|intake|activities)\//,
+      /^research-pipelines\/dist\/worker\.js$/,
+    ]),
+  ).toEqual([]);
 });
 
 test('the root loads only the Temporal workflow and common packages: no HTTP client, schemas or YAML', () => {
@@ -73,26 +93,47 @@ test('the workflows entry bundles for a worker, with the interceptor modules the
 test.each([
   ['node16', ['--module', 'node16', '--moduleResolution', 'node16']],
   ['node10 (typesVersions)', ['--module', 'commonjs', '--moduleResolution', 'node10']],
-])('TypeScript finds the types of every entry with %s resolution', (_, resolution) => {
-  const file = path.join(installed.consumer, 'uses-entries.ts');
-  writeFileSync(file, [
-    "import { researchTaskWorkflowId } from 'research-pipelines';",
-    "import { ResearchClient, startPipeline, type StartPipelineOptions } from 'research-pipelines/client';",
-    "import { researchTaskWorkflow } from 'research-pipelines/workflows';",
-    "import { createActivities } from 'research-pipelines/activities';",
-    "import { createWorkerOptions } from 'research-pipelines/worker';",
-    "import { buildIntake } from 'research-pipelines/intake';",
-    "import { startCodecServer } from 'research-pipelines/codec';",
-    "import { startEmulator } from 'research-pipelines/emulator';",
-    "const options: StartPipelineOptions = { runKey: 'r1' };",
-    "const id: string = researchTaskWorkflowId({ pipeline: 'p', run: 'r', item: 'i' });",
-    'export const used = [id, options, ResearchClient, startPipeline, researchTaskWorkflow, createActivities, createWorkerOptions, buildIntake, startCodecServer, startEmulator];',
-    '',
-  ].join('\n'));
-  const result = spawnSync(process.execPath, [
-    require.resolve('typescript/bin/tsc'), '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', ...resolution,
-    '--typeRoots', path.join(ROOT, 'node_modules', '@types'), '--types', 'node', file,
-  ], { cwd: installed.consumer, encoding: 'utf8' });
-  expect(result.stdout + result.stderr).toBe('');
-  expect(result.status).toBe(0);
-}, 120_000);
+])(
+  'TypeScript finds the types of every entry with %s resolution',
+  (_, resolution) => {
+    const file = path.join(installed.consumer, 'uses-entries.ts');
+    writeFileSync(
+      file,
+      [
+        "import { researchTaskWorkflowId } from 'research-pipelines';",
+        "import { ResearchClient, startPipeline, type StartPipelineOptions } from 'research-pipelines/client';",
+        "import { researchTaskWorkflow } from 'research-pipelines/workflows';",
+        "import { createActivities } from 'research-pipelines/activities';",
+        "import { createWorkerOptions } from 'research-pipelines/worker';",
+        "import { buildIntake } from 'research-pipelines/intake';",
+        "import { startCodecServer } from 'research-pipelines/codec';",
+        "import { startEmulator } from 'research-pipelines/emulator';",
+        "const options: StartPipelineOptions = { runKey: 'r1' };",
+        "const id: string = researchTaskWorkflowId({ pipeline: 'p', run: 'r', item: 'i' });",
+        'export const used = [id, options, ResearchClient, startPipeline, researchTaskWorkflow, createActivities, createWorkerOptions, buildIntake, startCodecServer, startEmulator];',
+        '',
+      ].join('\n'),
+    );
+    const result = spawnSync(
+      process.execPath,
+      [
+        require.resolve('typescript/bin/tsc'),
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--target',
+        'es2022',
+        ...resolution,
+        '--typeRoots',
+        path.join(ROOT, 'node_modules', '@types'),
+        '--types',
+        'node',
+        file,
+      ],
+      { cwd: installed.consumer, encoding: 'utf8' },
+    );
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  },
+  120_000,
+);

@@ -65,14 +65,31 @@ describe('rp pipelines and rp run', () => {
   });
 
   it('refuses a --set for an unknown or mistyped parameter as bad usage (exit 2), naming it', async () => {
-    await expect(main(['run', path.join(EXAMPLES, 'due-diligence.yaml'), '--dry-run', '--set', 'company=Acme', '--set', 'domain=acme.example', '--set', 'deal_size_usd=lots', '--set', 'colour=red'])).resolves.toBe(2);
+    await expect(
+      main([
+        'run',
+        path.join(EXAMPLES, 'due-diligence.yaml'),
+        '--dry-run',
+        '--set',
+        'company=Acme',
+        '--set',
+        'domain=acme.example',
+        '--set',
+        'deal_size_usd=lots',
+        '--set',
+        'colour=red',
+      ]),
+    ).resolves.toBe(2);
     expect(err()).toContain('unknown parameter "colour" (parameters: company, domain, deal_size_usd)');
     expect(err()).toContain('parameter deal_size_usd: must be a number (got "lots")');
   });
 
   it('exits 1 when items cannot run, naming the item and the variable', async () => {
     const file = path.join(folder, 'p.yaml');
-    writeFileSync(file, 'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n');
+    writeFileSync(
+      file,
+      'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n',
+    );
     await expect(main(['run', file, '--dry-run'])).resolves.toBe(1);
     expect(out()).toContain('item "acme" (item 1): step.deepresearch: {{ item.website }}: missing variable item.website (item has: company)');
   });

@@ -5,7 +5,9 @@ import { parse as parseYaml } from 'yaml';
 import { loadPipelineDefinition, parsePipelineDefinition, pipelineJsonSchema, PipelineDefinitionError } from '../../src/pipelines';
 
 const EXAMPLES = path.join(__dirname, '../../pipelines');
-const exampleFiles = readdirSync(EXAMPLES).filter((name) => name.endsWith('.yaml')).sort();
+const exampleFiles = readdirSync(EXAMPLES)
+  .filter((name) => name.endsWith('.yaml'))
+  .sort();
 
 const VALID = `name: scan
 budget_usd: 2
@@ -30,7 +32,14 @@ function issuesOf(text: string): string[] {
 describe('pipeline definition schema', () => {
   it('accepts a minimal definition and applies the defaults', () => {
     const { definition } = parsePipelineDefinition(VALID, 'x.yaml');
-    expect(definition).toMatchObject({ concurrency: 5, start_rate_per_second: 1, retries: 2, on_item_failure: 'continue', outputs: [{ format: 'jsonl' }], parameters: {} });
+    expect(definition).toMatchObject({
+      concurrency: 5,
+      start_rate_per_second: 1,
+      retries: 2,
+      on_item_failure: 'continue',
+      outputs: [{ format: 'jsonl' }],
+      parameters: {},
+    });
   });
 
   it('names file, line, column, path and rule of a bad enum value', () => {
@@ -47,7 +56,10 @@ describe('pipeline definition schema', () => {
   });
 
   it('says why a batch refuses a task feature', () => {
-    const text = VALID.replace('  deepresearch:\n    query: Research {{ item.company }}', '  batch:\n    query: Research {{ item.company }}\n    hitl: { plan_review: true }');
+    const text = VALID.replace(
+      '  deepresearch:\n    query: Research {{ item.company }}',
+      '  batch:\n    query: Research {{ item.company }}\n    hitl: { plan_review: true }',
+    );
     expect(issuesOf(text)).toEqual(['pipelines/x.yaml:9:5 step.batch: unknown keys: hitl (batch tasks cannot use checkpoints (hitl))']);
   });
 

@@ -3,8 +3,19 @@ import { DuplicateKeyFinder, duplicateKeysMessage } from '../../src/pipelines/it
 describe('DuplicateKeyFinder', () => {
   it('reports every key met twice or more with all its places, in the order they repeat', () => {
     const finder = new DuplicateKeyFinder();
-    for (const [key, where] of [['a', 'f:2'], ['b', 'f:3'], ['c', 'f:4'], ['b', 'f:5'], ['a', 'f:6'], ['b', 'f:7']] as const) finder.add(key, where);
-    expect(finder.duplicates()).toEqual([{ key: 'b', where: ['f:3', 'f:5', 'f:7'] }, { key: 'a', where: ['f:2', 'f:6'] }]);
+    for (const [key, where] of [
+      ['a', 'f:2'],
+      ['b', 'f:3'],
+      ['c', 'f:4'],
+      ['b', 'f:5'],
+      ['a', 'f:6'],
+      ['b', 'f:7'],
+    ] as const)
+      finder.add(key, where);
+    expect(finder.duplicates()).toEqual([
+      { key: 'b', where: ['f:3', 'f:5', 'f:7'] },
+      { key: 'a', where: ['f:2', 'f:6'] },
+    ]);
     expect(finder.repeats).toBe(3);
   });
 
@@ -21,6 +32,8 @@ describe('DuplicateKeyFinder', () => {
     const duplicates = finder.duplicates();
     expect(duplicates).toHaveLength(20);
     expect(duplicates.every(({ where }) => where.length === 5)).toBe(true);
-    expect(duplicateKeysMessage(duplicates, finder.repeats)).toMatch(/^duplicate item keys: "k0" \(f:2, f:32, f:62, f:92, f:122\); .*; and more\. Keys must be unique in a run/);
+    expect(duplicateKeysMessage(duplicates, finder.repeats)).toMatch(
+      /^duplicate item keys: "k0" \(f:2, f:32, f:62, f:92, f:122\); .*; and more\. Keys must be unique in a run/,
+    );
   });
 });

@@ -64,7 +64,9 @@ describe('input errors', () => {
     writeFileSync(file, '{"id":1}\n{"id":2}\n');
     const first = await readItems({ kind: 'jsonl', path: file }, { limit: 1 });
     appendFileSync(file, '{"id":3}\n');
-    await expect(readItems({ kind: 'jsonl', path: file }, { cursor: first.cursor, limit: 1 })).rejects.toThrow(/input file changed since the run started reading it/);
+    await expect(readItems({ kind: 'jsonl', path: file }, { cursor: first.cursor, limit: 1 })).rejects.toThrow(
+      /input file changed since the run started reading it/,
+    );
   });
 
   it('names the line of bad JSON', async () => {
@@ -80,8 +82,12 @@ describe('input errors', () => {
     try {
       const dir = path.join(folder, `a-folder.${kind}`);
       mkdirSync(dir, { recursive: true });
-      await expect(readItems({ kind, path: dir }, { limit: 10 })).rejects.toThrow(new InputError(`${dir}: cannot read input file (a folder; name a CSV or JSONL file)`));
-      await expect(readItems({ kind, path: path.join(folder, `missing.${kind}`) }, { limit: 10 })).rejects.toThrow(/missing\.(csv|jsonl): cannot read input file \(ENOENT\)/);
+      await expect(readItems({ kind, path: dir }, { limit: 10 })).rejects.toThrow(
+        new InputError(`${dir}: cannot read input file (a folder; name a CSV or JSONL file)`),
+      );
+      await expect(readItems({ kind, path: path.join(folder, `missing.${kind}`) }, { limit: 10 })).rejects.toThrow(
+        /missing\.(csv|jsonl): cannot read input file \(ENOENT\)/,
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(unhandled).not.toHaveBeenCalled();
     } finally {
@@ -106,6 +112,9 @@ describe('inline and single items', () => {
   });
 
   it('gives a definition without input one item keyed single', async () => {
-    await expect(readKeyedItems({ kind: 'single' }, undefined, { params: {} }, { limit: 10 })).resolves.toMatchObject({ items: [{ key: 'single', value: {} }], done: true });
+    await expect(readKeyedItems({ kind: 'single' }, undefined, { params: {} }, { limit: 10 })).resolves.toMatchObject({
+      items: [{ key: 'single', value: {} }],
+      done: true,
+    });
   });
 });

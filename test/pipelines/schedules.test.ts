@@ -8,10 +8,19 @@ const EXAMPLES = path.join(__dirname, '../../pipelines');
 describe('schedules of pipeline definitions', () => {
   it('plans creates, updates and deletes of managed schedules only', () => {
     const plan = planScheduleSync(
-      [{ id: 'pipeline-schedule/a', hash: '1' }, { id: 'pipeline-schedule/b', hash: '2' }, { id: 'pipeline-schedule/c', hash: '3' }],
+      [
+        { id: 'pipeline-schedule/a', hash: '1' },
+        { id: 'pipeline-schedule/b', hash: '2' },
+        { id: 'pipeline-schedule/c', hash: '3' },
+      ],
       [{ id: 'pipeline-schedule/b', hash: '2' }, { id: 'pipeline-schedule/c', hash: 'old' }, { id: 'pipeline-schedule/gone' }, { id: 'someone-elses' }],
     );
-    expect(plan).toEqual({ create: ['pipeline-schedule/a'], update: ['pipeline-schedule/c'], delete: ['pipeline-schedule/gone'], unchanged: ['pipeline-schedule/b'] });
+    expect(plan).toEqual({
+      create: ['pipeline-schedule/a'],
+      update: ['pipeline-schedule/c'],
+      delete: ['pipeline-schedule/gone'],
+      unchanged: ['pipeline-schedule/b'],
+    });
   });
 
   it('makes a schedule from the schedule block: cron in its time zone, overlap, set parameters, change reports', async () => {
@@ -30,7 +39,9 @@ describe('schedules of pipeline definitions', () => {
 
   it('never terminates a running run for the next one: terminate_other cancels it, so it writes its outputs first', async () => {
     const loaded = await loadPipelineDefinition(path.join(EXAMPLES, 'competitor-scan.yaml'));
-    const overlapOf = (overlap: string) => scheduleOptionsFor({ ...loaded, definition: { ...loaded.definition, schedule: { ...loaded.definition.schedule!, overlap } } } as typeof loaded, 'queue').policies?.overlap;
+    const overlapOf = (overlap: string) =>
+      scheduleOptionsFor({ ...loaded, definition: { ...loaded.definition, schedule: { ...loaded.definition.schedule!, overlap } } } as typeof loaded, 'queue')
+        .policies?.overlap;
     expect(overlapOf('terminate_other')).toBe('CANCEL_OTHER');
     expect(overlapOf('cancel_other')).toBe('CANCEL_OTHER');
     expect(overlapOf('buffer_one')).toBe('BUFFER_ONE');

@@ -16,7 +16,12 @@ const ITEMS = 24;
 const PRICE_USD = 0.1;
 const BUDGET_USD = 2.5;
 
-const report = (title: string, figures: Record<string, unknown>) => process.stdout.write(`\n[reliability] ${title}\n${Object.entries(figures).map(([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('\n')}\n`);
+const report = (title: string, figures: Record<string, unknown>) =>
+  process.stdout.write(
+    `\n[reliability] ${title}\n${Object.entries(figures)
+      .map(([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join('\n')}\n`,
+  );
 
 describeScenarios('reliability: a pipeline run under injected faults', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -49,21 +54,26 @@ describeScenarios('reliability: a pipeline run under injected faults', researchS
     let inFlight = 0;
     const callFailures: Record<string, number> = {};
     for (const name of ['createResearchTask', 'getResearchTask'] as const) {
-      replaceActivity(name, (original) => (async (input: never) => {
-        inFlight++;
-        try {
-          return await (original as (value: never) => Promise<unknown>)(input);
-        } catch (error) {
-          const kind = error instanceof Error && /timed out/.test(error.message) ? 'timed out' : (error as { type?: string }).type ?? 'other';
-          callFailures[kind] = (callFailures[kind] ?? 0) + 1;
-          throw error;
-        } finally {
-          inFlight--;
-        }
-      }) as typeof original);
+      replaceActivity(
+        name,
+        (original) =>
+          (async (input: never) => {
+            inFlight++;
+            try {
+              return await (original as (value: never) => Promise<unknown>)(input);
+            } catch (error) {
+              const kind = error instanceof Error && /timed out/.test(error.message) ? 'timed out' : ((error as { type?: string }).type ?? 'other');
+              callFailures[kind] = (callFailures[kind] ?? 0) + 1;
+              throw error;
+            } finally {
+              inFlight--;
+            }
+          }) as typeof original,
+      );
     }
 
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: reliability
 input:
   items:
@@ -77,12 +87,18 @@ concurrency: 8
 start_rate_per_second: 50
 budget_usd: ${BUDGET_USD}
 retries: 2
-`, world, { runKey: 'faults' });
+`,
+      world,
+      { runKey: 'faults' },
+    );
     const started = Date.now();
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reliability/faults', args: [input] });
 
     // Stop the worker while its activities are in flight, a third of the way in, and start another.
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed >= ITEMS / 3 && inFlight > 0, { timeoutMs: 3_600_000, description: 'a third of the items done with calls in flight' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed >= ITEMS / 3 && inFlight > 0, {
+      timeoutMs: 3_600_000,
+      description: 'a third of the items done with calls in flight',
+    });
     const inFlightAtStop = inFlight;
     const restartAt = (Date.now() - started) / 1000;
     await env.restartWorker();
@@ -99,15 +115,34 @@ retries: 2
     const { executions, texts } = await payloadTextsOnQueue(env.client, env.taskQueue);
     const leaks = leakedSecrets([...logs.lines, ...texts], secrets);
     report('deepresearch pipeline under faults', {
-      items: ITEMS, seconds: seconds.toFixed(1), workerRestart: `stopped at ${restartAt.toFixed(1)} s, new worker running at ${restartedAt.toFixed(1)} s`, counts: result.counts, spentUsd: result.ledger.spentUsd, chargedUsd: stats.chargedUsd, budgetUsd: BUDGET_USD,
-      tasksCreated: stats.tasksCreated, mostCreatesPerRequestKey: Math.max(...createdPerKey), injectedFaults: stats.injectedFaults, droppedConnections: stats.droppedConnections,
-      webhooks: stats.webhooks, relayed: world.intake, failedCallsByKind: callFailures, activitiesInFlightAtRestart: inFlightAtStop, executionsScanned: executions, logLinesScanned: logs.lines.length,
-      secretsChecked: secrets.size, leaks,
+      items: ITEMS,
+      seconds: seconds.toFixed(1),
+      workerRestart: `stopped at ${restartAt.toFixed(1)} s, new worker running at ${restartedAt.toFixed(1)} s`,
+      counts: result.counts,
+      spentUsd: result.ledger.spentUsd,
+      chargedUsd: stats.chargedUsd,
+      budgetUsd: BUDGET_USD,
+      tasksCreated: stats.tasksCreated,
+      mostCreatesPerRequestKey: Math.max(...createdPerKey),
+      injectedFaults: stats.injectedFaults,
+      droppedConnections: stats.droppedConnections,
+      webhooks: stats.webhooks,
+      relayed: world.intake,
+      failedCallsByKind: callFailures,
+      activitiesInFlightAtRestart: inFlightAtStop,
+      executionsScanned: executions,
+      logLinesScanned: logs.lines.length,
+      secretsChecked: secrets.size,
+      leaks,
     });
 
     // The faults did fire.
     expect(stats.droppedConnections['deepresearch.create']).toBeGreaterThan(0);
-    expect(stats.injectedFaults['deepresearch.create']).toMatchObject({ error: expect.any(Number), rateLimitBurst: expect.any(Number), latency: expect.any(Number) });
+    expect(stats.injectedFaults['deepresearch.create']).toMatchObject({
+      error: expect.any(Number),
+      rateLimitBurst: expect.any(Number),
+      latency: expect.any(Number),
+    });
     expect(callFailures['timed out']).toBeGreaterThan(0);
     expect(stats.injectedFaults['deepresearch.status']).toMatchObject({ error: expect.any(Number), rateLimitBurst: expect.any(Number) });
     expect(stats.webhooks.dropped).toBeGreaterThan(0);
@@ -149,7 +184,7 @@ retries: 2
     });
     let inFlight = 0;
     let timedOut = 0;
-    replaceActivity('runPipelineItem', (original) => (async (input: Parameters<typeof original>[0]) => {
+    replaceActivity('runPipelineItem', (original) => async (input: Parameters<typeof original>[0]) => {
       inFlight++;
       try {
         return await original(input);
@@ -159,8 +194,9 @@ retries: 2
       } finally {
         inFlight--;
       }
-    }));
-    const input = await pipelineInput(`
+    });
+    const input = await pipelineInput(
+      `
 name: reliability-answers
 input:
   items:
@@ -174,10 +210,16 @@ concurrency: 5
 start_rate_per_second: 50
 budget_usd: ${budgetUsd}
 retries: 8
-`, world, { runKey: 'faults' });
+`,
+      world,
+      { runKey: 'faults' },
+    );
     const started = Date.now();
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reliability-answers/faults', args: [input] });
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed >= items / 3 && inFlight > 0, { timeoutMs: 3_600_000, description: 'a third of the answers done with calls in flight' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed >= items / 3 && inFlight > 0, {
+      timeoutMs: 3_600_000,
+      description: 'a third of the answers done with calls in flight',
+    });
     const inFlightAtStop = inFlight;
     await env.restartWorker();
 
@@ -186,7 +228,9 @@ retries: 8
     const stats = world.emulator.stats.snapshot();
     const lines = await jsonlOutput(result);
     // What one answer cost, without what an earlier attempt may also have been charged (counted beside it).
-    const costs = lines.map((line) => ((line as { cost_usd?: number }).cost_usd ?? 0) - ((line as { possibly_charged_usd?: number }).possibly_charged_usd ?? 0));
+    const costs = lines.map(
+      (line) => ((line as { cost_usd?: number }).cost_usd ?? 0) - ((line as { possibly_charged_usd?: number }).possibly_charged_usd ?? 0),
+    );
     const mostExpensive = Math.max(...costs);
     const possiblyCharged = lines.reduce((sum, line) => sum + ((line as { possibly_charged_usd?: number }).possibly_charged_usd ?? 0), 0);
     const listed = `TaskQueue = "${env.taskQueue}"`;
@@ -194,9 +238,22 @@ retries: 8
     const { executions, texts } = await payloadTextsOnQueue(env.client, env.taskQueue);
     const leaks = leakedSecrets([...logs.lines, ...texts], new Map([['API key', FAKE_API_KEY]]));
     report('answer pipeline under faults', {
-      items, seconds: seconds.toFixed(1), counts: result.counts, spentUsd: result.ledger.spentUsd.toFixed(4), chargedUsd: stats.chargedUsd.toFixed(4), budgetUsd,
-      mostExpensiveAnswerUsd: mostExpensive.toFixed(4), possiblyChargedTwiceUsd: possiblyCharged.toFixed(4), answerRequests: stats.requests.answer, injectedFaults: stats.injectedFaults, droppedConnections: stats.droppedConnections,
-      timedOutCalls: timedOut, activitiesInFlightAtRestart: inFlightAtStop, executionsScanned: executions, logLinesScanned: logs.lines.length, leaks,
+      items,
+      seconds: seconds.toFixed(1),
+      counts: result.counts,
+      spentUsd: result.ledger.spentUsd.toFixed(4),
+      chargedUsd: stats.chargedUsd.toFixed(4),
+      budgetUsd,
+      mostExpensiveAnswerUsd: mostExpensive.toFixed(4),
+      possiblyChargedTwiceUsd: possiblyCharged.toFixed(4),
+      answerRequests: stats.requests.answer,
+      injectedFaults: stats.injectedFaults,
+      droppedConnections: stats.droppedConnections,
+      timedOutCalls: timedOut,
+      activitiesInFlightAtRestart: inFlightAtStop,
+      executionsScanned: executions,
+      logLinesScanned: logs.lines.length,
+      leaks,
     });
 
     expect(stats.droppedConnections.answer).toBeGreaterThan(0);

@@ -15,11 +15,13 @@ export interface OutputLine {
 
 /** Lines whose item completed with its result at hand: a structured or short output, or a stored report that is not empty. */
 export async function linesWithResults(lines: readonly OutputLine[]): Promise<OutputLine[]> {
-  const present = await Promise.all(lines.map(async (line) => {
-    if (line.status !== 'completed') return false;
-    if (line.output !== undefined && line.output !== '') return true;
-    return line.report !== undefined && (await readFile(fileURLToPath(line.report), 'utf8')).trim().length > 0;
-  }));
+  const present = await Promise.all(
+    lines.map(async (line) => {
+      if (line.status !== 'completed') return false;
+      if (line.output !== undefined && line.output !== '') return true;
+      return line.report !== undefined && (await readFile(fileURLToPath(line.report), 'utf8')).trim().length > 0;
+    }),
+  );
   return lines.filter((_, index) => present[index]);
 }
 
@@ -27,7 +29,10 @@ export async function linesWithResults(lines: readonly OutputLine[]): Promise<Ou
 export async function jsonlOutput(result: PipelineRunResult): Promise<OutputLine[]> {
   const file = result.outputs.files.find((output) => output.uri.endsWith('.jsonl'));
   if (!file) throw new Error(`the run wrote no JSONL output: ${result.outputs.files.map((output) => output.uri).join(', ')}`);
-  return (await readFile(fileURLToPath(file.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as OutputLine);
+  return (await readFile(fileURLToPath(file.uri), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as OutputLine);
 }
 
 /**

@@ -14,12 +14,18 @@ export async function writeDeleteBeforeStoreWorkflow(dir: string): Promise<strin
   const lines = source.split('\n');
   const deleteAt = lines.findIndex((line) => line.includes('deleteAfterStore') && line.includes('deleteResearchTask'));
   // The nearest line before the delete that stores the outputs.
-  const storeAt = lines.slice(0, Math.max(0, deleteAt)).map((line) => line.includes('const outputs = await')).lastIndexOf(true);
+  const storeAt = lines
+    .slice(0, Math.max(0, deleteAt))
+    .map((line) => line.includes('const outputs = await'))
+    .lastIndexOf(true);
   if (deleteAt < 0 || storeAt < 0) throw new Error('research-task.ts no longer has the delete-after-store lines this mutation swaps: update the mutation');
   const [deleteLine] = lines.splice(deleteAt, 1);
   lines.splice(storeAt, 0, deleteLine!);
   // Relative imports point at the real sources, so only the order of these two calls differs.
-  const changed = lines.join('\n').replace(/from '\.\.\//g, `from '${path.dirname(WORKFLOWS_DIR)}/`).replace(/from '\.\//g, `from '${WORKFLOWS_DIR}/`);
+  const changed = lines
+    .join('\n')
+    .replace(/from '\.\.\//g, `from '${path.dirname(WORKFLOWS_DIR)}/`)
+    .replace(/from '\.\//g, `from '${WORKFLOWS_DIR}/`);
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'research-task.ts'), changed);
   const index = path.join(dir, 'index.ts');

@@ -10,7 +10,12 @@ const WORKFLOWS = require.resolve('../../src/workflows');
 
 async function fixtures(): Promise<Array<{ workflowId: string; history: unknown }>> {
   const names = (await readdir(HISTORIES)).filter((name) => name.endsWith('.json')).sort();
-  return Promise.all(names.map(async (name) => ({ workflowId: path.basename(name, '.json'), history: JSON.parse(await readFile(path.join(HISTORIES, name), 'utf8')) as unknown })));
+  return Promise.all(
+    names.map(async (name) => ({
+      workflowId: path.basename(name, '.json'),
+      history: JSON.parse(await readFile(path.join(HISTORIES, name), 'utf8')) as unknown,
+    })),
+  );
 }
 
 beforeAll(() => {
@@ -21,17 +26,39 @@ beforeAll(() => {
   }
 });
 
-describe('recorded histories replay on today\'s workflow code', () => {
+describe("recorded histories replay on today's workflow code", () => {
   jest.setTimeout(120_000);
 
   it('has recorded histories of the main scenarios to replay', async () => {
     const names = (await fixtures()).map(({ workflowId }) => workflowId);
-    expect(names).toEqual(expect.arrayContaining([
-      'task-poll-only', 'task-webhook', 'task-checkpoints', 'task-cancelled', 'task-lost-create', 'task-credits-wait', 'task-operator-wait',
-      'task-resolve-create', 'task-delete-after', 'batch-250', 'batch-by-reference', 'pipeline-run', 'pipeline-batch', 'pipeline-continue-as-new',
-      'pipeline-answer-retries', 'pipeline-pause-cancel', 'pipeline-credits-wait', 'pipeline-budget-raise', 'pipeline-checkpoint-wait',
-      'pipeline-synthesis', 'pipeline-contents', 'pipeline-carries-item', 'pipeline-adopts-item', 'pipeline-search-budget',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'task-poll-only',
+        'task-webhook',
+        'task-checkpoints',
+        'task-cancelled',
+        'task-lost-create',
+        'task-credits-wait',
+        'task-operator-wait',
+        'task-resolve-create',
+        'task-delete-after',
+        'batch-250',
+        'batch-by-reference',
+        'pipeline-run',
+        'pipeline-batch',
+        'pipeline-continue-as-new',
+        'pipeline-answer-retries',
+        'pipeline-pause-cancel',
+        'pipeline-credits-wait',
+        'pipeline-budget-raise',
+        'pipeline-checkpoint-wait',
+        'pipeline-synthesis',
+        'pipeline-contents',
+        'pipeline-carries-item',
+        'pipeline-adopts-item',
+        'pipeline-search-budget',
+      ]),
+    );
   });
 
   it('replays every recorded history without a determinism error', async () => {

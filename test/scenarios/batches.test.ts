@@ -7,7 +7,8 @@ import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { ApplicationFailure } from '@temporalio/common';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
-const tasks = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `company-${index + 1}`, query: `Profile of company ${index + 1}: products, pricing, news` }));
+const tasks = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ id: `company-${index + 1}`, query: `Profile of company ${index + 1}: products, pricing, news` }));
 
 describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -35,7 +36,12 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     expect(result.collectedCount).toBe(250);
     expect(result.tasksTruncated).toBe(false);
     const manifests = await Promise.all(result.manifests.map(async (ref) => (await readFile(fileURLToPath(ref.uri), 'utf8')).trim().split('\n')));
-    expect(manifests.flat().map((line) => (JSON.parse(line) as { batchTaskId: string }).batchTaskId).sort()).toEqual(result.tasks.map((task) => task.batchTaskId).sort());
+    expect(
+      manifests
+        .flat()
+        .map((line) => (JSON.parse(line) as { batchTaskId: string }).batchTaskId)
+        .sort(),
+    ).toEqual(result.tasks.map((task) => task.batchTaskId).sort());
     await recordHistory(handle, 'batch-250');
   });
 
@@ -64,7 +70,9 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
       workflowId: 'batch-credits',
       args: [{ batch: { mode: 'fast' }, tasks: tasks(150), polling: world.polling }],
     });
-    await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).detail?.includes('credits exhausted') ?? false, { description: 'credits exhausted' });
+    await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).detail?.includes('credits exhausted') ?? false, {
+      description: 'credits exhausted',
+    });
     expect(await handle.query(researchBatchStateQuery)).toMatchObject({ phase: 'adding', tasksAdded: 100 });
     world.emulator.accounts.topUp(world.emulator.defaultApiKey, 100);
     await handle.signal(resumeSignal);
@@ -80,10 +88,13 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
       workflowId: 'batch-cancel',
       args: [{ batch: { mode: 'fast' }, tasks: tasks(40), polling: world.polling }],
     });
-    await env.waitUntil(async () => {
-      const state = await handle.query(researchBatchStateQuery);
-      return (state.counts?.completed ?? 0) >= 5;
-    }, { timeoutMs: 3_600_000, description: 'five tasks completed' });
+    await env.waitUntil(
+      async () => {
+        const state = await handle.query(researchBatchStateQuery);
+        return (state.counts?.completed ?? 0) >= 5;
+      },
+      { timeoutMs: 3_600_000, description: 'five tasks completed' },
+    );
     await handle.cancel();
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
@@ -131,14 +142,19 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     await handle.cancel();
     const result = await handle.result();
     expect(result.collectedCount).toBe(20);
-    expect((await handle.query(researchBatchStateQuery)).detail).toContain('the service refused to cancel the batch: batch cannot be cancelled in its current state');
+    expect((await handle.query(researchBatchStateQuery)).detail).toContain(
+      'the service refused to cancel the batch: batch cannot be cancelled in its current state',
+    );
   });
 
   it('takes its tasks by reference when their queries would not fit in a payload, adding each once across continue-as-new', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
     // 120 queries of 25,000 characters: 3 MB, past Temporal's 2 MB payload limit if passed inline.
-    const big = Array.from({ length: 120 }, (_, index) => ({ id: `filing-${index + 1}`, query: `Filing ${index + 1}: ${'risk factors and liquidity. '.repeat(900)}`.slice(0, 25_000) }));
+    const big = Array.from({ length: 120 }, (_, index) => ({
+      id: `filing-${index + 1}`,
+      query: `Filing ${index + 1}: ${'risk factors and liquidity. '.repeat(900)}`.slice(0, 25_000),
+    }));
     expect(Buffer.byteLength(JSON.stringify(big))).toBeGreaterThan(2 * 1024 * 1024);
     const ref = await world.store.put('inputs/filings.jsonl', big.map((task) => JSON.stringify(task)).join('\n'), 'application/x-ndjson');
     const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
@@ -164,7 +180,10 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
       workflowId: 'batch-bad-reference',
       args: [{ batch: { mode: 'fast' }, tasks: [], tasksRef: { key: 'inputs/none.jsonl', count: 0 } }],
     });
-    const failure = await handle.result().then(() => undefined, (error: unknown) => error as Error & { cause?: { message?: string } });
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error as Error & { cause?: { message?: string } },
+    );
     expect(failure?.cause?.message).toContain('tasksRef.count: must be a whole number of tasks, at least 1');
     expect(world.emulator.stats.snapshot().requests['batches.create']).toBeUndefined();
   });
@@ -176,7 +195,10 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
       workflowId: 'batch-refused',
       args: [{ batch: { mode: 'fast', hitl: { plan_review: true } }, tasks: tasks(2) }],
     });
-    const failure = await handle.result().then(() => undefined, (error: unknown) => error as Error & { cause?: { type?: string; message?: string } });
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error as Error & { cause?: { type?: string; message?: string } },
+    );
     expect(failure?.cause?.type).toBe(FailureType.InvalidInput);
     expect(failure?.cause?.message).toContain('batch.hitl: batch tasks cannot use checkpoints (hitl)');
     expect(world.emulator.stats.snapshot().requests['batches.create']).toBeUndefined();

@@ -12,11 +12,17 @@ function rightAnswer(interaction: Interaction): CheckpointAnswer {
   const data = (interaction.data ?? {}) as { questions?: Array<{ question: string }>; domains?: string[] };
   switch (interaction.type) {
     case 'planning_questions':
-      return { interactionId: interaction.interaction_id, response: { answers: (data.questions ?? []).map(({ question }) => ({ question, answer: 'Focus on Europe, for analysts.' })) } };
+      return {
+        interactionId: interaction.interaction_id,
+        response: { answers: (data.questions ?? []).map(({ question }) => ({ question, answer: 'Focus on Europe, for analysts.' })) },
+      };
     case 'plan_review':
       return { interactionId: interaction.interaction_id, response: { approved: false, modifications: 'Add a section on pricing.' } };
     case 'source_review':
-      return { interactionId: interaction.interaction_id, response: { included_domains: (data.domains ?? []).slice(0, 2), excluded_domains: (data.domains ?? []).slice(2, 3) } };
+      return {
+        interactionId: interaction.interaction_id,
+        response: { included_domains: (data.domains ?? []).slice(0, 2), excluded_domains: (data.domains ?? []).slice(2, 3) },
+      };
     case 'outline_review':
       return { interactionId: interaction.interaction_id, response: { approved: true } };
   }
@@ -32,12 +38,19 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
   let world: ResearchWorld | undefined;
   afterEach(async () => world?.close());
 
-  async function waitForCheckpoint(handle: ScenarioHandle<unknown>, seen: Set<string>, status: ResearchTaskState['status'] = 'awaiting_input'): Promise<Interaction> {
+  async function waitForCheckpoint(
+    handle: ScenarioHandle<unknown>,
+    seen: Set<string>,
+    status: ResearchTaskState['status'] = 'awaiting_input',
+  ): Promise<Interaction> {
     let state: ResearchTaskState | undefined;
-    await getEnv().waitUntil(async () => {
-      state = await handle.query(researchTaskStateQuery);
-      return state.status === status && state.interaction !== undefined && !seen.has(state.interaction.interaction_id);
-    }, { timeoutMs: 3 * 3_600_000, description: `a new checkpoint in status ${status}` });
+    await getEnv().waitUntil(
+      async () => {
+        state = await handle.query(researchTaskStateQuery);
+        return state.status === status && state.interaction !== undefined && !seen.has(state.interaction.interaction_id);
+      },
+      { timeoutMs: 3 * 3_600_000, description: `a new checkpoint in status ${status}` },
+    );
     seen.add(state!.interaction!.interaction_id);
     return state!.interaction!;
   }
@@ -46,7 +59,10 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
     const env = getEnv();
     world = await makeWorld(env);
     const hitl = { planning_questions: true, plan_review: true, source_review: true, outline_review: true };
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'all-checkpoints', args: [{ request: { query: 'EV charging market in Europe', mode: 'standard', hitl }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'all-checkpoints',
+      args: [{ request: { query: 'EV charging market in Europe', mode: 'standard', hitl }, polling: world.polling }],
+    });
     const seen = new Set<string>();
     const types: string[] = [];
     for (let index = 0; index < 4; index++) {
@@ -57,15 +73,19 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
       const namesTheField = new RegExp(`^response\\.(answers|approved|included_domains): .*\\(a ${interaction.type} checkpoint takes `);
       await expect(handle.executeUpdate(respondToCheckpointUpdate, wrongAnswer(interaction))).rejects.toThrow(namesTheField);
       // ... and an answer for another interaction is refused, naming both ids.
-      await expect(handle.executeUpdate(respondToCheckpointUpdate, { ...rightAnswer(interaction), interactionId: 'int_other' }))
-        .rejects.toThrow(`answer is for interaction int_other, but the current one is ${interaction.interaction_id}`);
+      await expect(handle.executeUpdate(respondToCheckpointUpdate, { ...rightAnswer(interaction), interactionId: 'int_other' })).rejects.toThrow(
+        `answer is for interaction int_other, but the current one is ${interaction.interaction_id}`,
+      );
       // A bad signal cannot be refused to its sender: it is recorded and the workflow keeps waiting.
       await handle.signal(checkpointResponseSignal, wrongAnswer(interaction));
       const state = await handle.query(researchTaskStateQuery);
       expect(state.rejectedAnswers.at(-1)).toMatchObject({ interactionId: interaction.interaction_id, reason: expect.stringMatching(namesTheField) });
       expect(state.interaction?.interaction_id).toBe(interaction.interaction_id);
       if (index % 2 === 0) {
-        await expect(handle.executeUpdate(respondToCheckpointUpdate, rightAnswer(interaction))).resolves.toEqual({ accepted: true, interactionId: interaction.interaction_id });
+        await expect(handle.executeUpdate(respondToCheckpointUpdate, rightAnswer(interaction))).resolves.toEqual({
+          accepted: true,
+          interactionId: interaction.interaction_id,
+        });
       } else {
         await handle.signal(checkpointResponseSignal, rightAnswer(interaction));
       }
@@ -88,16 +108,23 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
       if (refusals-- > 0) throw ApplicationFailure.create({ type: FailureType.InvalidRequest, message: 'interaction is no longer active', nonRetryable: true });
       return original(input);
     });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'refused-answer', args: [{ request: { query: 'Heat pump adoption', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'refused-answer',
+      args: [{ request: { query: 'Heat pump adoption', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }],
+    });
     const interaction = await waitForCheckpoint(handle, new Set());
     const approve: CheckpointAnswer = { interactionId: interaction.interaction_id, response: { approved: true } };
     await handle.signal(checkpointResponseSignal, approve);
     // A signal is handled in a later workflow task, after the answer activity: wait for its outcome.
     let state = await handle.query(researchTaskStateQuery);
-    await env.waitUntil(async () => (state = await handle.query(researchTaskStateQuery)).rejectedAnswers.length > 0, { description: 'the refused answer recorded' });
+    await env.waitUntil(async () => (state = await handle.query(researchTaskStateQuery)).rejectedAnswers.length > 0, {
+      description: 'the refused answer recorded',
+    });
     expect(state.rejectedAnswers.at(-1)?.reason).toContain('the service refused the answer: interaction is no longer active');
     await expect(handle.executeUpdate(respondToCheckpointUpdate, approve)).rejects.toThrow(/the service refused the answer/);
-    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).interaction?.interaction_id === interaction.interaction_id, { description: 'the checkpoint shown again' });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).interaction?.interaction_id === interaction.interaction_id, {
+      description: 'the checkpoint shown again',
+    });
     await expect(handle.executeUpdate(respondToCheckpointUpdate, approve)).resolves.toEqual({ accepted: true, interactionId: interaction.interaction_id });
     expect((await handle.result()).status).toBe('completed');
   });
@@ -105,7 +132,10 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
   it('answers a checkpoint that timed out into paused, later', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'paused', args: [{ request: { query: 'Offshore wind supply chain', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'paused',
+      args: [{ request: { query: 'Offshore wind supply chain', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }],
+    });
     const interaction = await waitForCheckpoint(handle, new Set(), 'paused');
     expect((await handle.query(researchTaskStateQuery)).detail).toMatch(/^paused at plan_review/);
     await world.pass(30 * 60_000);
@@ -119,7 +149,10 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
   it('continues as new while it waits at a checkpoint, carrying what it knows, and creates nothing twice', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'long-wait', args: [{ request: { query: 'Desalination capacity', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling, continueAsNewAfterEvents: 20 }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'long-wait',
+      args: [{ request: { query: 'Desalination capacity', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling, continueAsNewAfterEvents: 20 }],
+    });
     const interaction = await waitForCheckpoint(handle, new Set());
     await handle.signal(checkpointResponseSignal, wrongAnswer(interaction));
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).rejectedAnswers.length === 1, { description: 'the wrong answer recorded' });
@@ -142,13 +175,19 @@ describeScenarios('researchTaskWorkflow: checkpoints and instructions', research
   it('forwards an instruction while the task runs and rejects one in the writing phase', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'instructions', args: [{ request: { query: 'Hydrogen electrolyser costs', mode: 'standard' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'instructions',
+      args: [{ request: { query: 'Hydrogen electrolyser costs', mode: 'standard' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'running', { description: 'running' });
     await expect(handle.executeUpdate(addInstructionUpdate, 'Compare PEM and alkaline.')).resolves.toEqual({ accepted: true });
-    await env.waitUntil(async () => {
-      const progress = (await handle.query(researchTaskStateQuery)).progress;
-      return progress !== undefined && progress.currentStep >= 14;
-    }, { timeoutMs: 3_600_000, description: 'the writing phase' });
+    await env.waitUntil(
+      async () => {
+        const progress = (await handle.query(researchTaskStateQuery)).progress;
+        return progress !== undefined && progress.currentStep >= 14;
+      },
+      { timeoutMs: 3_600_000, description: 'the writing phase' },
+    );
     await expect(handle.executeUpdate(addInstructionUpdate, 'Also cover Asia.')).rejects.toThrow(/instruction refused/);
     await expect(handle.executeUpdate(addInstructionUpdate, '   ')).rejects.toThrow(/non-empty/);
     const state = await handle.query(researchTaskStateQuery);

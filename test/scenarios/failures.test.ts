@@ -14,8 +14,14 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('cancels a running task at the service and returns its partial output', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'cancel-running', args: [{ request: { query: 'Semiconductor export controls', mode: 'standard' }, polling: world.polling }] });
-    await env.waitUntil(async () => ((await handle.query(researchTaskStateQuery)).progress?.currentStep ?? 0) >= 4, { timeoutMs: 3_600_000, description: 'step 4' });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'cancel-running',
+      args: [{ request: { query: 'Semiconductor export controls', mode: 'standard' }, polling: world.polling }],
+    });
+    await env.waitUntil(async () => ((await handle.query(researchTaskStateQuery)).progress?.currentStep ?? 0) >= 4, {
+      timeoutMs: 3_600_000,
+      description: 'step 4',
+    });
     await handle.cancel();
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
@@ -29,7 +35,10 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     const env = getEnv();
     world = await makeWorld(env, { emulator: { research: { capacity: 1 } } });
     await world.api.createTask({ query: 'Occupies the only slot', mode: 'max' });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'cancel-queued', args: [{ request: { query: 'Waits in the queue', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'cancel-queued',
+      args: [{ request: { query: 'Waits in the queue', mode: 'fast' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'queued', { description: 'queued' });
     await handle.cancel();
     const result = await handle.result();
@@ -40,8 +49,14 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('fails the workflow with the service error text when the task fails', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { research: { failureRate: 1 } } });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'failed', args: [{ request: { query: 'Doomed', mode: 'fast' }, polling: world.polling }] });
-    const failure = await handle.result().then(() => undefined, (error: unknown) => error as Error & { cause?: { type?: string; message?: string } });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'failed',
+      args: [{ request: { query: 'Doomed', mode: 'fast' }, polling: world.polling }],
+    });
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error as Error & { cause?: { type?: string; message?: string } },
+    );
     expect(failure?.cause?.type).toBe(FailureType.TaskFailed);
     const task = (await world.api.listTasks({ limit: 1 }))[0]!;
     const { error } = await world.api.getTask(task.deepresearch_id);
@@ -52,7 +67,10 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('waits for an operator after 402, then creates the task once credits are topped up', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 0 } });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'credits', args: [{ request: { query: 'Tariff exposure of EU retailers', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'credits',
+      args: [{ request: { query: 'Tariff exposure of EU retailers', mode: 'fast' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).waitingFor === 'credits_exhausted', { description: 'credits_exhausted' });
     expect((await handle.query(researchTaskStateQuery)).detail).toMatch(/top up.*resume/);
     await world.pass(3_600_000);
@@ -75,7 +93,10 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
       if (refused) throw ApplicationFailure.create({ type: FailureType.Unauthorized, message: 'Invalid API key', nonRetryable: true });
       return original(input);
     });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'key-refused', args: [{ request: { query: 'Port congestion', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'key-refused',
+      args: [{ request: { query: 'Port congestion', mode: 'fast' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'running', { description: 'running' });
     refused = true;
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).waitingFor === 'operator', { description: 'waiting for an operator' });
@@ -93,7 +114,10 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     const retryAfterSeconds = 1;
     world = await makeWorld(env, { emulator: { faults: { 'deepresearch.status': { rateLimitBurst: { every: 2, count: 2, retryAfterSeconds } } } } });
     const started = Date.now();
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'rate-limited', args: [{ request: { query: 'Lithium supply', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'rate-limited',
+      args: [{ request: { query: 'Lithium supply', mode: 'fast' }, polling: world.polling }],
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const statuses = world.emulator.stats.snapshot().requests['deepresearch.status'] ?? {};
@@ -104,7 +128,10 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('reconciles a create whose answer was lost instead of creating the task twice', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { faults: { 'deepresearch.create': { dropAfterProcessingRate: 1 } } } });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'lost-create', args: [{ request: { query: 'Critical minerals policy', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'lost-create',
+      args: [{ request: { query: 'Critical minerals policy', mode: 'fast' }, polling: world.polling }],
+    });
     const result = await handle.result();
     expect(result.status).toBe('completed');
     const stats = world.emulator.stats.snapshot();
@@ -117,8 +144,14 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('waits for an operator when a create was lost and the task list cannot be read, then adopts the task named', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { faults: { 'deepresearch.create': { dropAfterProcessingRate: 1 }, 'deepresearch.list': { errorRate: 1 } } } });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'lost-create-no-list', args: [{ request: { query: 'Rare earth magnets', mode: 'fast' }, polling: world.polling }] });
-    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('cannot be read') ?? false, { timeoutMs: 3_600_000, description: 'a request for an operator decision' });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'lost-create-no-list',
+      args: [{ request: { query: 'Rare earth magnets', mode: 'fast' }, polling: world.polling }],
+    });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('cannot be read') ?? false, {
+      timeoutMs: 3_600_000,
+      description: 'a request for an operator decision',
+    });
     expect(await handle.query(researchTaskStateQuery)).toMatchObject({ waitingFor: 'reconciling_create', status: 'creating' });
     // The operator looks the task up (the list works again for them) and names it.
     world.emulator.faults.replace({});
@@ -133,8 +166,14 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('cancelled while a lost create is unresolved, looks once more and cancels the task it made', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { faults: { 'deepresearch.create': { dropAfterProcessingRate: 1 }, 'deepresearch.list': { errorRate: 1 } } } });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'lost-create-cancelled', args: [{ request: { query: 'Sodium-ion batteries', mode: 'heavy' }, polling: world.polling }] });
-    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('cannot be read') ?? false, { timeoutMs: 3_600_000, description: 'a request for an operator decision' });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'lost-create-cancelled',
+      args: [{ request: { query: 'Sodium-ion batteries', mode: 'heavy' }, polling: world.polling }],
+    });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('cannot be read') ?? false, {
+      timeoutMs: 3_600_000,
+      description: 'a request for an operator decision',
+    });
     // The list works again; instead of deciding, the operator cancels the run.
     world.emulator.faults.replace({});
     await handle.cancel();
@@ -148,7 +187,10 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
   it('deletes the task at the service once its outputs are stored, when asked to', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'delete-after', args: [{ request: { query: 'Grid batteries', mode: 'fast' }, polling: world.polling, deleteAfterStore: true }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'delete-after',
+      args: [{ request: { query: 'Grid batteries', mode: 'fast' }, polling: world.polling, deleteAfterStore: true }],
+    });
     const result = await handle.result();
     expect(result.outputs.report?.bytes).toBeGreaterThan(0);
     await expect(world.api.getTask(result.deepresearchId)).rejects.toMatchObject({ status: 404 });
@@ -160,7 +202,17 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     world = await makeWorld(env);
     const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
       workflowId: 'deliverables',
-      args: [{ request: { query: 'Data centre power demand', mode: 'fast', output_formats: ['markdown', 'pdf'], deliverables: ['A CSV of demand by region', { type: 'xlsx', description: 'Capacity model' }] }, polling: world.polling }],
+      args: [
+        {
+          request: {
+            query: 'Data centre power demand',
+            mode: 'fast',
+            output_formats: ['markdown', 'pdf'],
+            deliverables: ['A CSV of demand by region', { type: 'xlsx', description: 'Capacity model' }],
+          },
+          polling: world.polling,
+        },
+      ],
     });
     const result = await handle.result();
     expect(result.outputs.deliverables).toHaveLength(2);

@@ -43,10 +43,13 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
   }
 
-  it('finishes a task on the service\'s webhook with at most 3 status calls; the URL token and secret stay out of history', async () => {
+  it("finishes a task on the service's webhook with at most 3 status calls; the URL token and secret stay out of history", async () => {
     const env = getEnv();
     world = await makeWorld(env, { webhooks: true });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: `research-task/intake/r1/${randomUUID().slice(0, 8)}`, args: [{ request: { query: 'Heat pump adoption in Nordic countries', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: `research-task/intake/r1/${randomUUID().slice(0, 8)}`,
+      args: [{ request: { query: 'Heat pump adoption in Nordic countries', mode: 'fast' }, polling: world.polling }],
+    });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', webhooks: 1 });
     expect(world.intake).toMatchObject({ verified: 1, rejected: 0 });
@@ -66,7 +69,10 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     const env = getEnv();
     world = await makeWorld(env, { webhooks: true });
     const tasks = Array.from({ length: 3 }, (_, index) => ({ id: `t${index + 1}`, query: `Topic ${index + 1}` }));
-    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', { workflowId: `research-batch/intake/${randomUUID().slice(0, 8)}`, args: [{ batch: { mode: 'fast' }, tasks, polling: world.polling }] });
+    const handle = await env.start<ResearchBatchResult>('researchBatchWorkflow', {
+      workflowId: `research-batch/intake/${randomUUID().slice(0, 8)}`,
+      args: [{ batch: { mode: 'fast' }, tasks, polling: world.polling }],
+    });
     const result = await handle.result();
     expect(result.counts).toMatchObject({ completed: 3 });
     expect(world.intake).toMatchObject({ verified: 1, rejected: 0 });
@@ -76,19 +82,29 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
   it('signals once for a duplicate delivery, answers 404 for an unknown workflow and 200 for a closed one', async () => {
     const env = getEnv();
     world = await makeWorld(env, { webhooks: true });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: `research-task/intake/dup/${randomUUID().slice(0, 8)}`, args: [{ request: { query: 'Battery recycling capacity', mode: 'standard' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: `research-task/intake/dup/${randomUUID().slice(0, 8)}`,
+      args: [{ request: { query: 'Battery recycling capacity', mode: 'standard' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).deepresearchId !== undefined, { description: 'the task to be created' });
     const { deepresearchId } = await handle.query(researchTaskStateQuery);
     const secret = (await world.secrets.get(deepresearchId!))!;
     const body = JSON.stringify({ event: 'task.running', deepresearch_id: deepresearchId, status: 'running' });
     const signed = signWebhook({ secret, body, timestamp: Math.floor(world.emulator.clock.now() / 1000) });
-    const url = (workflowId: string) => `${world!.intakeUrl}/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(world!.intakeKey, workflowId)}`;
+    const url = (workflowId: string) =>
+      `${world!.intakeUrl}/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(world!.intakeKey, workflowId)}`;
     expect(await post(url(handle.workflowId), body, signed.headers)).toEqual({ status: 200, body: { delivered: true, workflowId: handle.workflowId } });
     expect(await post(url(handle.workflowId), body, signed.headers)).toEqual({ status: 200, body: { delivered: false, workflowId: handle.workflowId } });
     // The service's retry of the same delivery is signed afresh (a new timestamp): its delivery id still names it.
     const withId = JSON.stringify({ event: 'task.running', deepresearch_id: deepresearchId, status: 'running', delivery_id: 'whd_1' });
-    expect((await post(url(handle.workflowId), withId, signWebhook({ secret, body: withId, timestamp: Math.floor(world.emulator.clock.now() / 1000) }).headers)).body).toMatchObject({ delivered: true });
-    expect((await post(url(handle.workflowId), withId, signWebhook({ secret, body: withId, timestamp: Math.floor(world.emulator.clock.now() / 1000) + 7 }).headers)).body).toMatchObject({ delivered: false });
+    expect(
+      (await post(url(handle.workflowId), withId, signWebhook({ secret, body: withId, timestamp: Math.floor(world.emulator.clock.now() / 1000) }).headers))
+        .body,
+    ).toMatchObject({ delivered: true });
+    expect(
+      (await post(url(handle.workflowId), withId, signWebhook({ secret, body: withId, timestamp: Math.floor(world.emulator.clock.now() / 1000) + 7 }).headers))
+        .body,
+    ).toMatchObject({ delivered: false });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).webhooks === 2, { description: 'one signal per delivery' });
     const unknown = await post(url('research-task/intake/none/x'), body, signed.headers);
     expect(unknown).toMatchObject({ status: 404, body: { code: 'workflow_not_found' } });
@@ -110,16 +126,36 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     const name = `events-${randomUUID().slice(0, 8)}`;
     await writeFile(path.join(dir, `${name}.yaml`), answers(name));
     const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({ client: env.client, secrets: world.secrets, intakeKey: world.intakeKey, tokens: [TOKEN], pipelinesDir: dir, taskQueue: env.taskQueue, namespace: env.client.options.namespace, temporalUiUrl: 'http://localhost:8233', publicUrl: 'https://intake.example.com/', logger: false });
+    const intake = await buildIntake({
+      client: env.client,
+      secrets: world.secrets,
+      intakeKey: world.intakeKey,
+      tokens: [TOKEN],
+      pipelinesDir: dir,
+      taskQueue: env.taskQueue,
+      namespace: env.client.options.namespace,
+      temporalUiUrl: 'http://localhost:8233',
+      publicUrl: 'https://intake.example.com/',
+      logger: false,
+    });
     try {
       const auth = { authorization: `Bearer ${TOKEN}` };
       // The Host header is the caller's to choose: it must never reach the answer's links.
-      const start = () => intake.app.inject({ method: 'POST', url: `/pipelines/${name}/runs`, headers: { ...auth, 'idempotency-key': 'order-1001', host: 'attacker.example' }, payload: { params: {} } });
+      const start = () =>
+        intake.app.inject({
+          method: 'POST',
+          url: `/pipelines/${name}/runs`,
+          headers: { ...auth, 'idempotency-key': 'order-1001', host: 'attacker.example' },
+          payload: { params: {} },
+        });
       const first = await start();
       expect(first.statusCode).toBe(201);
       const workflowId = `pipeline-run/${name}/order-1001`;
       expect(first.json()).toEqual({
-        workflowId, pipeline: name, runKey: 'order-1001', started: true,
+        workflowId,
+        pipeline: name,
+        runKey: 'order-1001',
+        started: true,
         statusUrl: `https://intake.example.com/pipelines/${name}/runs/order-1001`,
         temporalUiUrl: `http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(workflowId)}`,
       });
@@ -143,7 +179,7 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
     }
   });
 
-  it('answers an item\'s checkpoint through the intake and refuses an answer for another interaction (409)', async () => {
+  it("answers an item's checkpoint through the intake and refuses an answer for another interaction (409)", async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const yaml = `
@@ -161,18 +197,35 @@ budget_usd: 5
 `;
     const input = await pipelineInput(yaml, world, { runKey: 'hitl-1' });
     const run = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reviewed/hitl-1', args: [input] });
-    await env.waitUntil(async () => (await run.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, { timeoutMs: 3_600_000, description: 'the item at its plan review' });
+    await env.waitUntil(async () => (await run.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, {
+      timeoutMs: 3_600_000,
+      description: 'the item at its plan review',
+    });
     const item = env.getHandle(pipelineItemWorkflowId('reviewed', 'hitl-1', 'acme'));
     const interaction = (await item.query(researchTaskStateQuery)).interaction!;
     const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({ client: env.client, secrets: world.secrets, intakeKey: 'k'.repeat(32), tokens: [TOKEN], pipelinesDir: 'pipelines', taskQueue: env.taskQueue, namespace: env.client.options.namespace, logger: false });
+    const intake = await buildIntake({
+      client: env.client,
+      secrets: world.secrets,
+      intakeKey: 'k'.repeat(32),
+      tokens: [TOKEN],
+      pipelinesDir: 'pipelines',
+      taskQueue: env.taskQueue,
+      namespace: env.client.options.namespace,
+      logger: false,
+    });
     try {
       const url = '/pipelines/reviewed/runs/hitl-1/items/acme/checkpoint';
       const headers = { authorization: `Bearer ${TOKEN}` };
       const wrong = await intake.app.inject({ method: 'POST', url, headers, payload: { interactionId: 'int_other', response: { approved: true } } });
       expect(wrong.statusCode).toBe(409);
       expect(wrong.json().error).toContain(`the current one is ${interaction.interaction_id}`);
-      const right = await intake.app.inject({ method: 'POST', url, headers, payload: { interactionId: interaction.interaction_id, response: { approved: true } } });
+      const right = await intake.app.inject({
+        method: 'POST',
+        url,
+        headers,
+        payload: { interactionId: interaction.interaction_id, response: { approved: true } },
+      });
       expect(right.statusCode).toBe(200);
       expect(right.json()).toEqual({ accepted: true, interactionId: interaction.interaction_id });
       const cancel = await intake.app.inject({ method: 'POST', url: '/pipelines/reviewed/runs/hitl-1/cancel', headers, payload: {} });

@@ -21,7 +21,10 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
     });
     // Polls an hour apart: only the wake-ups can finish the task within the test.
     const polling = { ...world.polling, initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 };
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'webhook-during-poll', args: [{ request: { query: 'Battery recycling', mode: 'fast' }, polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'webhook-during-poll',
+      args: [{ request: { query: 'Battery recycling', mode: 'fast' }, polling }],
+    });
     started.handle = handle;
     const since = Date.now();
     const result = await handle.result();
@@ -33,7 +36,10 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
   it('records malformed signals instead of failing its workflow tasks, and goes on', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'bad-signals', args: [{ request: { query: 'Hydrogen electrolysers', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'bad-signals',
+      args: [{ request: { query: 'Hydrogen electrolysers', mode: 'fast' }, polling: world.polling }],
+    });
     // What an operator might send from the UI: no payload, the wrong shapes.
     await handle.signal('webhookReceived');
     await handle.signal('webhookReceived', 'done');
@@ -41,8 +47,16 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
     await handle.signal(resolveCreateSignal, { adoptTaskId: '' });
     await handle.signal('resolveCreate', null);
     let state: ResearchTaskState | undefined;
-    await env.waitUntil(async () => (state = await handle.query(researchTaskStateQuery)).rejectedSignals.length === 5, { description: 'five rejected signals' });
-    expect(state!.rejectedSignals.map(({ signal }) => signal)).toEqual(['webhookReceived', 'webhookReceived', 'resolveCreate', 'resolveCreate', 'resolveCreate']);
+    await env.waitUntil(async () => (state = await handle.query(researchTaskStateQuery)).rejectedSignals.length === 5, {
+      description: 'five rejected signals',
+    });
+    expect(state!.rejectedSignals.map(({ signal }) => signal)).toEqual([
+      'webhookReceived',
+      'webhookReceived',
+      'resolveCreate',
+      'resolveCreate',
+      'resolveCreate',
+    ]);
     expect(state!.rejectedSignals[0]!.reason).toBe('webhookReceived needs an object like {deepresearchId, status}, got nothing');
     expect(state!.rejectedSignals[3]!.reason).toContain('resolveCreate needs {"adoptTaskId": "<task id>"} or {"createAgain": true}');
     expect((await handle.result()).status).toBe('completed');
@@ -55,12 +69,17 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
     replaceActivity('addResearchInstruction', () => async () => {
       throw ApplicationFailure.create({ type: FailureType.ServiceUnavailable, message: 'service unavailable (503)' });
     });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'update-service-down', args: [{ request: { query: 'Grid interconnection queues', mode: 'standard' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'update-service-down',
+      args: [{ request: { query: 'Grid interconnection queues', mode: 'standard' }, polling: world.polling }],
+    });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'running', { description: 'running' });
     const started = Date.now();
     await expect(handle.executeUpdate(addInstructionUpdate, 'Focus on Texas.')).rejects.toThrow(/instruction refused: .*service unavailable/);
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect((await handle.query(researchTaskStateQuery)).instructions).toEqual([{ instruction: 'Focus on Texas.', accepted: false, reason: expect.stringContaining('service unavailable') }]);
+    expect((await handle.query(researchTaskStateQuery)).instructions).toEqual([
+      { instruction: 'Focus on Texas.', accepted: false, reason: expect.stringContaining('service unavailable') },
+    ]);
     await handle.cancel();
     await handle.result();
   });
@@ -75,7 +94,10 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       return original(input);
     });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'cancel-while-storing', args: [{ request: { query: 'Carbon capture costs', mode: 'fast' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'cancel-while-storing',
+      args: [{ request: { query: 'Carbon capture costs', mode: 'fast' }, polling: world.polling }],
+    });
     await env.waitUntil(() => storing, { description: 'outputs being stored' });
     await handle.cancel();
     const result = await handle.result();
@@ -86,8 +108,14 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
   it('says the task stays open at the service when cancelled at a checkpoint the service will not cancel', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'cancel-at-checkpoint', args: [{ request: { query: 'Green steel', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }] });
-    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'awaiting_input', { timeoutMs: 3_600_000, description: 'the plan review' });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'cancel-at-checkpoint',
+      args: [{ request: { query: 'Green steel', mode: 'fast', hitl: { plan_review: true } }, polling: world.polling }],
+    });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'awaiting_input', {
+      timeoutMs: 3_600_000,
+      description: 'the plan review',
+    });
     await handle.cancel();
     const result = await handle.result();
     const atService = await world.api.getTask(result.deepresearchId);

@@ -29,7 +29,14 @@ outputs:
       status: "{{ result.status }}"
 ${extra}`;
 
-interface Line { key: string; status: string; attempts: number; cost_usd: number; error?: string; report?: string }
+interface Line {
+  key: string;
+  status: string;
+  attempts: number;
+  cost_usd: number;
+  error?: string;
+  report?: string;
+}
 
 describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -39,10 +46,18 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     // 12 good rows at 0.10 USD each, and row 7 without its note (a missing template variable).
-    const rows = Array.from({ length: 13 }, (_, index) => JSON.stringify({ ticker: `T${index + 1}`, name: `Company ${index + 1}`, ...(index === 6 ? {} : { note: ' Q3' }) })).join('\n');
-    const input = await pipelineInput(earnings('budget_usd: 0.85').replace('csv: tickers.csv', 'jsonl: tickers.jsonl'), world, { runKey: 'q3', files: { 'tickers.jsonl': rows } });
+    const rows = Array.from({ length: 13 }, (_, index) =>
+      JSON.stringify({ ticker: `T${index + 1}`, name: `Company ${index + 1}`, ...(index === 6 ? {} : { note: ' Q3' }) }),
+    ).join('\n');
+    const input = await pipelineInput(earnings('budget_usd: 0.85').replace('csv: tickers.csv', 'jsonl: tickers.jsonl'), world, {
+      runKey: 'q3',
+      files: { 'tickers.jsonl': rows },
+    });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/earnings/q3', args: [input] });
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'waiting_for_budget', { timeoutMs: 3_600_000, description: 'the budget to hold the next service batch' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'waiting_for_budget', {
+      timeoutMs: 3_600_000,
+      description: 'the budget to hold the next service batch',
+    });
     const held = await handle.query(pipelineRunStateQuery);
     // 8 tasks fit 0.85 USD; the row without its variable failed without spending; nothing else was read.
     expect(held.counts).toMatchObject({ read: 9, completed: 8, failed: 1, running: 0 });
@@ -63,24 +78,35 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
     expect((await world.api.listBatches()).length).toBe(2);
 
     const [jsonl, csvOut] = result.outputs.files;
-    const lines = (await text(jsonl!.uri)).trim().split('\n').map((line) => JSON.parse(line) as Line);
+    const lines = (await text(jsonl!.uri))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Line);
     expect(lines.map((line) => line.key)).toEqual(Array.from({ length: 13 }, (_, index) => `t${index + 1}`));
     expect(lines.filter((line) => line.status === 'completed')).toHaveLength(12);
     for (const line of lines.filter((entry) => entry.status === 'completed')) {
       expect(line.cost_usd).toBeCloseTo(0.1, 6);
       expect(await text(line.report!)).toMatch(/earnings/i);
     }
-    expect((await text(csvOut!.uri)).trim().split('\n')).toEqual(['ticker,status', ...Array.from({ length: 13 }, (_, index) => `T${index + 1},${index === 6 ? 'failed' : 'completed'}`)]);
+    expect((await text(csvOut!.uri)).trim().split('\n')).toEqual([
+      'ticker,status',
+      ...Array.from({ length: 13 }, (_, index) => `T${index + 1},${index === 6 ? 'failed' : 'completed'}`),
+    ]);
   });
 
   it('fails with the reason when the input cannot be read, after writing what finished', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(earnings('budget_usd: 5').replace('{{ item.note }}', ''), world, { runKey: 'broken', files: { 'tickers.csv': `${tickers(3)}\nT4,Company 4,extra` } });
+    const input = await pipelineInput(earnings('budget_usd: 5').replace('{{ item.note }}', ''), world, {
+      runKey: 'broken',
+      files: { 'tickers.csv': `${tickers(3)}\nT4,Company 4,extra` },
+    });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/earnings/broken', args: [input] });
     // The input is read to its end before anything is spent: the broken row stops the run before any
     // batch is made, and the run says why.
-    await expect(handle.result()).rejects.toThrow(/the input cannot be read to its end, so nothing was started: .*tickers\.csv:5: Invalid Record Length.*outputs of what finished: file:/);
+    await expect(handle.result()).rejects.toThrow(
+      /the input cannot be read to its end, so nothing was started: .*tickers\.csv:5: Invalid Record Length.*outputs of what finished: file:/,
+    );
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(0);
     expect((await handle.query(pipelineRunStateQuery)).phase).toBe('failed');
   });
@@ -88,10 +114,16 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
   it('runs failed tasks again in a later service batch, up to the retries, and records each once', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, research: { failureRate: 0.4 } } });
-    const input = await pipelineInput(earnings('budget_usd: 10\nretries: 2').replace('{{ item.note }}', ''), world, { runKey: 'retried', files: { 'tickers.csv': tickers(20) } });
+    const input = await pipelineInput(earnings('budget_usd: 10\nretries: 2').replace('{{ item.note }}', ''), world, {
+      runKey: 'retried',
+      files: { 'tickers.csv': tickers(20) },
+    });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/earnings/retried', args: [input] });
     const result = await handle.result();
-    const lines = (await text(result.outputs.files[0]!.uri)).trim().split('\n').map((line) => JSON.parse(line) as Line);
+    const lines = (await text(result.outputs.files[0]!.uri))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Line);
     const stats = world.emulator.stats.snapshot();
     const attempts = lines.reduce((sum, line) => sum + line.attempts, 0);
     // Every item is accounted for once; tasks made = attempts made; some needed more than one.
@@ -107,9 +139,15 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
   it('on cancel cancels the service batch, keeps what finished and writes the outputs', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, research: { capacity: 2 } } });
-    const input = await pipelineInput(earnings('budget_usd: 10').replace('{{ item.note }}', ''), world, { runKey: 'stopped', files: { 'tickers.csv': tickers(8) } });
+    const input = await pipelineInput(earnings('budget_usd: 10').replace('{{ item.note }}', ''), world, {
+      runKey: 'stopped',
+      files: { 'tickers.csv': tickers(8) },
+    });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/earnings/stopped', args: [input] });
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.running === 8, { timeoutMs: 3_600_000, description: 'the service batch to start' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.running === 8, {
+      timeoutMs: 3_600_000,
+      description: 'the service batch to start',
+    });
     const batch = env.getHandle<ResearchBatchResult>((await handle.query(pipelineRunStateQuery)).detail!.match(/workflow (\S+)/)![1]!);
     await env.waitUntil(async () => (await world!.api.listBatches())[0]?.counts.completed === 2, { timeoutMs: 3_600_000, description: 'two tasks to finish' });
     await handle.cancel();
@@ -119,7 +157,10 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
     expect(result.counts.completed).toBeGreaterThanOrEqual(2);
     expect(result.counts.cancelled).toBeGreaterThan(0);
     expect((await batch.result()).status).toBe('cancelled');
-    const lines = (await text(result.outputs.files[0]!.uri)).trim().split('\n').map((line) => JSON.parse(line) as Line);
+    const lines = (await text(result.outputs.files[0]!.uri))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Line);
     expect(lines.filter((line) => line.status === 'completed').length).toBe(result.counts.completed);
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'cancelled' });
   });

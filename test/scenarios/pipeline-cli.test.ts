@@ -12,7 +12,6 @@ import { describeScenarios } from '../support/scenario-env';
 import { companies } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
-
 /**
  * The operator commands end to end on a run: what `rp pause | resume | status | respond | budget |
  * cancel` print and do, through the same functions commander calls, against a real server.
@@ -32,7 +31,9 @@ describeScenarios('rp commands that steer a run', researchSetup, (getEnv) => {
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const dir = await mkdtemp(path.join(tmpdir(), 'rp-cli-'));
     const file = path.join(dir, 'steered.yaml');
-    await writeFile(file, `
+    await writeFile(
+      file,
+      `
 name: steered
 input:
   items:
@@ -46,12 +47,21 @@ step:
 concurrency: 1
 start_rate_per_second: 50
 budget_usd: 0.25
-`);
-    const { handle } = await startPipeline(env.client, await loadPipelineDefinition(file), {}, { runKey: 'ops', taskQueue: env.taskQueue, polling: world.polling });
+`,
+    );
+    const { handle } = await startPipeline(
+      env.client,
+      await loadPipelineDefinition(file),
+      {},
+      { runKey: 'ops', taskQueue: env.taskQueue, polling: world.polling },
+    );
     const run = 'steered/ops';
 
     // Pause while the first item waits at its plan review: nothing else starts.
-    await env.waitUntil(async () => (await status(run)).waiting.checkpoint.length === 1, { timeoutMs: 3_600_000, description: 'the first item at its plan review' });
+    await env.waitUntil(async () => (await status(run)).waiting.checkpoint.length === 1, {
+      timeoutMs: 3_600_000,
+      description: 'the first item at its plan review',
+    });
     const paused = capture();
     expect(await pauseResumeCommand('pause', run, { reason: 'checking the plan' }, paused.io, opener())).toBe(0);
     expect(paused.out()).toBe('pause sent\n');
@@ -74,7 +84,10 @@ budget_usd: 0.25
     expect(await pauseResumeCommand('resume', run, {}, resumed.io, opener())).toBe(0);
 
     // The budget (0.25 USD) holds the third item; lowering is refused, raising lets it start.
-    await env.waitUntil(async () => (await status(run)).waiting.checkpoint.length === 1, { timeoutMs: 3_600_000, description: 'the second item at its plan review' });
+    await env.waitUntil(async () => (await status(run)).waiting.checkpoint.length === 1, {
+      timeoutMs: 3_600_000,
+      description: 'the second item at its plan review',
+    });
     const lower = capture();
     expect(await budgetCommand(run, { set: '0.1' }, lower.io, opener())).toBe(1);
     expect(lower.err()).toMatch(/budget: refused: .*must be more than the current budget of 0.25 USD/);

@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
-import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, respondToCheckpointUpdate, resumePipelineSignal } from '../../src/workflows/definitions';
+import {
+  pausePipelineSignal,
+  pipelineRunStateQuery,
+  raiseBudgetUpdate,
+  researchTaskStateQuery,
+  respondToCheckpointUpdate,
+  resumePipelineSignal,
+} from '../../src/workflows/definitions';
 import { pipelineItemWorkflowId } from '../../src/domain/ids';
 import { FailureType } from '../../src/domain/failures';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
@@ -31,7 +38,10 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const input = await pipelineInput(fastResearch(4, 'concurrency: 4\nbudget_usd: 0.25'), world, { runKey: 'budget' });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/scan/budget', args: [input] });
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'waiting_for_budget', { timeoutMs: 3_600_000, description: 'the budget to stop the run' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'waiting_for_budget', {
+      timeoutMs: 3_600_000,
+      description: 'the budget to stop the run',
+    });
     const stopped = await handle.query(pipelineRunStateQuery);
     expect(stopped.counts).toMatchObject({ completed: 2, running: 0 });
     expect(stopped.ledger.spentUsd).toBeCloseTo(0.2, 6);
@@ -50,9 +60,16 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
   it('shows which items wait at a checkpoint in its own progress, and goes on once they are answered', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(fastResearch(2, 'concurrency: 2\nbudget_usd: 5').replace('    mode: fast', '    mode: fast\n    hitl: { plan_review: true }'), world, { runKey: 'reviewed' });
+    const input = await pipelineInput(
+      fastResearch(2, 'concurrency: 2\nbudget_usd: 5').replace('    mode: fast', '    mode: fast\n    hitl: { plan_review: true }'),
+      world,
+      { runKey: 'reviewed' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/scan/reviewed', args: [input] });
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 2, { timeoutMs: 3_600_000, description: 'both items at their plan review' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 2, {
+      timeoutMs: 3_600_000,
+      description: 'both items at their plan review',
+    });
     const state = await handle.query(pipelineRunStateQuery);
     expect(state.waiting).toEqual({ checkpoint: ['company-1-example', 'company-2-example'].sort(), operator: [] });
     for (const key of state.waiting.checkpoint) {
@@ -60,7 +77,9 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
       const interaction = (await item.query(researchTaskStateQuery)).interaction!;
       await item.executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
     }
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 0, { description: 'the answered items to stop waiting' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 0, {
+      description: 'the answered items to stop waiting',
+    });
     const result = await handle.result();
     await recordHistory(handle, 'pipeline-checkpoint-wait');
     expect(result.counts).toMatchObject({ completed: 2, failed: 0 });
@@ -75,7 +94,10 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     await handle.signal(pausePipelineSignal, { reason: 'checking the first result' });
     await handle.signal(pausePipelineSignal, { colour: 'red' } as never);
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'paused', { description: 'the pause' });
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed === 1, { timeoutMs: 3_600_000, description: 'the first item to finish' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed === 1, {
+      timeoutMs: 3_600_000,
+      description: 'the first item to finish',
+    });
     await env.sleep(10 * 60_000);
     const paused = await handle.query(pipelineRunStateQuery);
     expect(paused).toMatchObject({ phase: 'paused', running: [] });
@@ -85,7 +107,10 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     expect((await handle.query(pipelineRunStateQuery)).ledger.budgetUsd).toBe(5);
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
     await handle.signal(resumePipelineSignal);
-    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed === 2, { timeoutMs: 3_600_000, description: 'a second item after resuming' });
+    await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).counts.completed === 2, {
+      timeoutMs: 3_600_000,
+      description: 'a second item after resuming',
+    });
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).running.length === 1, { description: 'the third item to start' });
     const [runningKey] = (await handle.query(pipelineRunStateQuery)).running;
     const child = env.getHandle(`research-task/scan/controls/${runningKey}`);
@@ -96,7 +121,10 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     expect(result.status).toBe('cancelled');
     expect(result.counts).toMatchObject({ completed: 2, cancelled: 1 });
     expect(await child.result()).toMatchObject({ status: 'cancelled' });
-    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { status: string });
+    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: string });
     expect(lines.map((line) => line.status)).toEqual(['completed', 'completed', 'cancelled', 'not_started', 'not_started', 'not_started']);
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'cancelled' });
   });
@@ -135,7 +163,7 @@ retries: 1
     const result = await first.result();
     await recordHistory(first, 'pipeline-answer-retries');
     expect(result.counts).toMatchObject({ read: 4, completed: 2, failed: 2 });
-    expect(attempts).toEqual({ 'alpha': 1, 'beta': 2, 'gamma': 1 });
+    expect(attempts).toEqual({ alpha: 1, beta: 2, gamma: 1 });
     const state = await first.query(pipelineRunStateQuery);
     expect([...state.failures].sort((a, b) => a.key.localeCompare(b.key))).toEqual([
       { key: 'beta', attempts: 2, error: 'the service fell over' },
@@ -151,16 +179,25 @@ retries: 1
     const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/answers/flaky', args: [input] });
     const resumed = await again.result();
     expect(resumed.counts).toMatchObject({ reused: 2, completed: 1, failed: 1 });
-    expect(attempts).toEqual({ 'alpha': 1, 'beta': 3, 'gamma': 1 });
+    expect(attempts).toEqual({ alpha: 1, beta: 3, gamma: 1 });
     expect(world.emulator.stats.snapshot().requests.answer).toEqual({ 200: 3 });
-    const lines = (await readFile(fileURLToPath(resumed.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string; output?: unknown });
-    expect(lines.map((line) => [line.key, line.status])).toEqual([['alpha', 'completed'], ['beta', 'completed'], ['gamma', 'completed'], ['delta', 'failed']]);
+    const lines = (await readFile(fileURLToPath(resumed.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; status: string; output?: unknown });
+    expect(lines.map((line) => [line.key, line.status])).toEqual([
+      ['alpha', 'completed'],
+      ['beta', 'completed'],
+      ['gamma', 'completed'],
+      ['delta', 'failed'],
+    ]);
   });
 
   it('pauses the run when credits run out (402) and goes on once topped up and resumed', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 0.35 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: cheap
 input:
   items: [a, b, c, d, e, f]
@@ -172,7 +209,10 @@ step:
 concurrency: 1
 start_rate_per_second: 50
 budget_usd: 5
-`, world, { runKey: 'credits' });
+`,
+      world,
+      { runKey: 'credits' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/cheap/credits', args: [input] });
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'credits_exhausted', { description: 'credits to run out' });
     const stopped = await handle.query(pipelineRunStateQuery);
@@ -189,7 +229,8 @@ budget_usd: 5
   it('runs the synthesis over the collected results and links it from the Markdown index', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: brief
 input:
   items: [Acme, Globex]
@@ -206,7 +247,10 @@ synthesis:
     data_max_price: 0.05
 outputs:
   - format: markdown
-`, world, { runKey: 'synth' });
+`,
+      world,
+      { runKey: 'synth' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/brief/synth', args: [input] });
     const result = await handle.result();
     await recordHistory(handle, 'pipeline-synthesis');

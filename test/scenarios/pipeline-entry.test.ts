@@ -32,7 +32,6 @@ start_rate_per_second: 50
 budget_usd: 5
 ${schedule}`;
 
-
 describeScenarios('pipeline entry points', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
   let dir: string;
@@ -72,7 +71,10 @@ describeScenarios('pipeline entry points', researchSetup, (getEnv) => {
     const file = await write('b', answers(name, ['Acme', 'Globex', 'Initech']));
     const run = capture();
     const progress: string[] = [];
-    const code = await startRunCommand(file, { runKey: 'w1', wait: true }, run.io, opener(), { stream: { isTTY: false, write: (text: string) => progress.push(text) }, intervalMs: 50 });
+    const code = await startRunCommand(file, { runKey: 'w1', wait: true }, run.io, opener(), {
+      stream: { isTTY: false, write: (text: string) => progress.push(text) },
+      intervalMs: 50,
+    });
     expect(code).toBe(0);
     expect(run.err()).toContain(`started: pipeline-run/${name}/w1`);
     expect(progress.join('')).toMatch(new RegExp(`${name}/w1: (running|writing_outputs|completed), \\d/3`));
@@ -97,24 +99,30 @@ describeScenarios('pipeline entry points', researchSetup, (getEnv) => {
     expect(sync.out()).toContain(`created pipeline-schedule/${two}`);
     await writeFile(fileOne, answers(one, ['Acme', 'Globex', 'Hooli'], 'schedule:\n  cron: "0 8 * * MON"\n  timezone: Europe/London'));
     const again = capture();
-    await env.waitUntil(async () => {
-      const plan = capture();
-      await scheduleSyncCommand([fileOne, fileTwo], { dryRun: true, json: true }, plan.io, opener());
-      return JSON.parse(plan.out()).update.includes(`pipeline-schedule/${one}`);
-    }, { description: 'the new schedules to be listed' });
+    await env.waitUntil(
+      async () => {
+        const plan = capture();
+        await scheduleSyncCommand([fileOne, fileTwo], { dryRun: true, json: true }, plan.io, opener());
+        return JSON.parse(plan.out()).update.includes(`pipeline-schedule/${one}`);
+      },
+      { description: 'the new schedules to be listed' },
+    );
     await scheduleSyncCommand([fileOne], { json: true }, again.io, opener());
     expect(JSON.parse(again.out())).toEqual({ create: [], update: [`pipeline-schedule/${one}`], delete: [`pipeline-schedule/${two}`], unchanged: [] });
 
     // Two fires of the same schedule: the second run's change report names the item added since the first.
     const runOf = async (count: number): Promise<PipelineRunResult> => {
       let workflowId = '';
-      await env.waitUntil(async () => {
-        const out = capture();
-        await scheduleActionCommand('describe', one, { json: true }, out.io, opener());
-        const recent = (JSON.parse(out.out()) as { recentRuns: Array<{ workflowId: string }> }).recentRuns;
-        workflowId = recent[count - 1]?.workflowId ?? '';
-        return workflowId !== '';
-      }, { description: `scheduled run ${count}` });
+      await env.waitUntil(
+        async () => {
+          const out = capture();
+          await scheduleActionCommand('describe', one, { json: true }, out.io, opener());
+          const recent = (JSON.parse(out.out()) as { recentRuns: Array<{ workflowId: string }> }).recentRuns;
+          workflowId = recent[count - 1]?.workflowId ?? '';
+          return workflowId !== '';
+        },
+        { description: `scheduled run ${count}` },
+      );
       return (await env.client.workflow.getHandle(workflowId).result()) as PipelineRunResult;
     };
     await writeFile(fileOne, answers(one, ['Acme', 'Globex'], 'schedule:\n  cron: "0 8 * * MON"\n  timezone: Europe/London'));

@@ -13,7 +13,8 @@ describeScenarios('pipelineRunWorkflow over a large input', researchSetup, (getE
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, rateLimit: { requestsPerSecond: 10_000, burst: 10_000 } } });
     const rows = Array.from({ length: 400 }, (_, index) => JSON.stringify({ id: `t${index + 1}`, topic: `topic number ${index + 1}` })).join('\n');
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: watch
 input:
   jsonl: items.jsonl
@@ -28,7 +29,10 @@ step:
 concurrency: 20
 start_rate_per_second: 100
 budget_usd: 10
-`, world, { runKey: 'big', files: { 'items.jsonl': `${rows}\n` }, continueAsNewAfterEvents: 300 });
+`,
+      world,
+      { runKey: 'big', files: { 'items.jsonl': `${rows}\n` }, continueAsNewAfterEvents: 300 },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/watch/big', args: [input] });
     const result = await handle.result();
     expect(result.counts).toMatchObject({ read: 400, completed: 400, failed: 0 });
@@ -41,7 +45,10 @@ budget_usd: 10
     expect(Object.values(world.emulator.stats.snapshot().requests.search ?? {}).reduce((sum, count) => sum + count, 0)).toBe(400);
     // Every history stays near the threshold, and no payload carries the input or the results.
     expect(await handle.largestPayloadBytes()).toBeLessThan(64 * 1024);
-    const keys = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { key: string }).key);
+    const keys = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { key: string }).key);
     expect(new Set(keys).size).toBe(400);
     expect(keys[399]).toBe('t400');
   });

@@ -15,7 +15,8 @@ describeScenarios('pipelineRunWorkflow', researchSetup, (getEnv) => {
   it('runs every item as a research task within a window of 2 and writes JSONL, CSV and Markdown', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: profiles
 input:
   items:
@@ -41,16 +42,22 @@ outputs:
       name: "{{ item.name }}"
       profile: "{{ result.output }}"
   - format: markdown
-`, world, { runKey: 'r1' });
+`,
+      world,
+      { runKey: 'r1' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/profiles/r1', args: [input] });
     let most = 0;
     const seen: PipelineRunState[] = [];
-    await env.waitUntil(async () => {
-      const state = await handle.query(pipelineRunStateQuery);
-      seen.push(state);
-      most = Math.max(most, state.running.length);
-      return state.phase === 'completed';
-    }, { timeoutMs: 3_600_000, description: 'the run to complete' });
+    await env.waitUntil(
+      async () => {
+        const state = await handle.query(pipelineRunStateQuery);
+        seen.push(state);
+        most = Math.max(most, state.running.length);
+        return state.phase === 'completed';
+      },
+      { timeoutMs: 3_600_000, description: 'the run to complete' },
+    );
     const result = await handle.result();
     expect(most).toBe(2);
     expect(result.counts).toMatchObject({ read: 5, completed: 5, failed: 0 });
@@ -58,7 +65,10 @@ outputs:
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(5);
     const [jsonl, csv, markdown] = result.outputs.files;
     expect(result.outputs.files.map((file) => file.contentType)).toEqual(['application/x-ndjson', 'text/csv', 'text/markdown; charset=utf-8']);
-    const lines = (await text(jsonl!.uri)).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string; output?: { company?: string } });
+    const lines = (await text(jsonl!.uri))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; status: string; output?: { company?: string } });
     expect(lines.map((line) => line.key)).toEqual(['company-1-example', 'company-2-example', 'company-3-example', 'company-4-example', 'company-5-example']);
     expect(lines.every((line) => line.status === 'completed' && typeof line.output?.company === 'string')).toBe(true);
     const rows = (await text(csv!.uri)).trim().split('\n');
@@ -75,7 +85,8 @@ outputs:
   it('runs Contents items once each, charged once at the service, and writes one line per item', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: pages
 input:
   items: [alpha, beta, gamma]
@@ -87,14 +98,20 @@ step:
 concurrency: 2
 start_rate_per_second: 50
 budget_usd: 1
-`, world, { runKey: 'extract' });
+`,
+      world,
+      { runKey: 'extract' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/pages/extract', args: [input] });
     const result = await handle.result();
     expect(result.counts).toMatchObject({ read: 3, completed: 3, failed: 0 });
     const stats = world.emulator.stats.snapshot();
     expect(Object.values(stats.requests.contents ?? {}).reduce((sum, count) => sum + count, 0)).toBe(3);
     expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(stats.chargedUsd - 1e-9);
-    const keys = (await text(result.outputs.files[0]!.uri)).trim().split('\n').map((line) => (JSON.parse(line) as { key: string }).key);
+    const keys = (await text(result.outputs.files[0]!.uri))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { key: string }).key);
     expect(keys.sort()).toEqual(['alpha', 'beta', 'gamma']);
     await recordHistory(handle, 'pipeline-contents');
   });

@@ -6,7 +6,11 @@ import type { PipelineRunInput } from '../../src/domain/pipeline-types';
 import type { ResearchWorld } from './world';
 
 /** A definition written to a temporary folder (with any input files), turned into a run's input. */
-export async function pipelineInput(yaml: string, world: ResearchWorld, options: { files?: Record<string, string>; runKey?: string; set?: Record<string, string> } & Partial<PipelineRunInput> = {}): Promise<PipelineRunInput> {
+export async function pipelineInput(
+  yaml: string,
+  world: ResearchWorld,
+  options: { files?: Record<string, string>; runKey?: string; set?: Record<string, string> } & Partial<PipelineRunInput> = {},
+): Promise<PipelineRunInput> {
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-pipeline-'));
   for (const [name, body] of Object.entries(options.files ?? {})) await writeFile(path.join(dir, name), body);
   const file = path.join(dir, 'pipeline.yaml');
@@ -23,4 +27,5 @@ export async function pipelineInput(yaml: string, world: ResearchWorld, options:
 }
 
 /** `count` inline companies as YAML list lines. */
-export const companies = (count: number): string => Array.from({ length: count }, (_, index) => `    - { name: Company ${index + 1}, domain: company-${index + 1}.example }`).join('\n');
+export const companies = (count: number): string =>
+  Array.from({ length: count }, (_, index) => `    - { name: Company ${index + 1}, domain: company-${index + 1}.example }`).join('\n');

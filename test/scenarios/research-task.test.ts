@@ -25,7 +25,13 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     expect(createHash('sha256').update(report).digest('hex')).toBe(result.outputs.report!.sha256);
     expect(report.toString()).toContain('#');
     expect(await handle.largestPayloadBytes()).toBeLessThan(report.length + 8_192);
-    expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'completed', ResearchMode: 'fast', ResearchPipeline: 'demo', DeepResearchId: result.deepresearchId, ResearchCostUsd: 0.1 });
+    expect(await handle.searchAttributes()).toMatchObject({
+      ResearchStatus: 'completed',
+      ResearchMode: 'fast',
+      ResearchPipeline: 'demo',
+      DeepResearchId: result.deepresearchId,
+      ResearchCostUsd: 0.1,
+    });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
     await recordHistory(handle, 'task-poll-only');
   });
@@ -33,11 +39,17 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
   it('needs far fewer polls when a verified webhook announces completion', async () => {
     const env = getEnv();
     world = await makeWorld(env);
-    const polledHandle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'polled', args: [{ request: { query: 'Solar module prices', mode: 'standard' }, polling: world.polling }] });
+    const polledHandle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'polled',
+      args: [{ request: { query: 'Solar module prices', mode: 'standard' }, polling: world.polling }],
+    });
     const polled = await polledHandle.result();
     await world.close();
     world = await makeWorld(env, { webhooks: true });
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'hooked', args: [{ request: { query: 'Solar module prices', mode: 'standard' }, polling: world.polling }] });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'hooked',
+      args: [{ request: { query: 'Solar module prices', mode: 'standard' }, polling: world.polling }],
+    });
     world.route(handle);
     const hooked = await handle.result();
     expect(hooked.status).toBe('completed');

@@ -55,19 +55,26 @@ export function replaceActivity<Name extends keyof Activities>(name: Name, repla
 
 // Activity names are fixed by createActivities; the scenario setup registers delegates so each test can
 // bind them to its own emulator after the environment (and its clock) exists.
-const names = Object.keys(createActivities({
-  api: new ResearchClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:1/v1' }),
-  store: new LocalArtifactStore(tmpdir()),
-  secrets: new InMemoryWebhookSecretStore(),
-})) as Array<keyof Activities>;
+const names = Object.keys(
+  createActivities({
+    api: new ResearchClient({ apiKey: 'unused', baseUrl: 'http://127.0.0.1:1/v1' }),
+    store: new LocalArtifactStore(tmpdir()),
+    secrets: new InMemoryWebhookSecretStore(),
+  }),
+) as Array<keyof Activities>;
 
 /** The scenario setup shared by research workflow tests. */
 export const researchSetup: ScenarioSetup = {
   workflowsPath: require.resolve('../../src/workflows'),
-  activities: Object.fromEntries(names.map((name) => [name, (...args: unknown[]) => {
-    if (!current) throw new Error('no research world: call makeWorld() in the test first');
-    return (current[name] as (...values: unknown[]) => unknown)(...args);
-  }])),
+  activities: Object.fromEntries(
+    names.map((name) => [
+      name,
+      (...args: unknown[]) => {
+        if (!current) throw new Error('no research world: call makeWorld() in the test first');
+        return (current[name] as (...values: unknown[]) => unknown)(...args);
+      },
+    ]),
+  ),
   searchAttributes: RESEARCH_SEARCH_ATTRIBUTES,
 };
 
@@ -86,7 +93,11 @@ export interface WorldOptions {
  */
 export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): Promise<ResearchWorld> {
   const emulator = await startEmulator({ seed: 11, ...options.emulator, speed: env.speed, research: { durationJitter: 0, ...options.emulator?.research } });
-  const api = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url, ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}) });
+  const api = new ResearchClient({
+    apiKey: emulator.defaultApiKey,
+    baseUrl: emulator.url,
+    ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}),
+  });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
   const store = new LocalArtifactStore(dir);
   const secrets = new InMemoryWebhookSecretStore();
@@ -96,15 +107,27 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
   if (options.webhooks) {
     // The real intake; webhook timestamps are checked against the emulator's (fast) clock.
     intake = await buildIntake({
-      client: env.client, secrets, intakeKey, tokens: [], pipelinesDir: path.resolve(__dirname, '../../pipelines'),
-      taskQueue: env.taskQueue, namespace: env.client.options.namespace, now: () => emulator.clock.now(), logger: false,
+      client: env.client,
+      secrets,
+      intakeKey,
+      tokens: [],
+      pipelinesDir: path.resolve(__dirname, '../../pipelines'),
+      taskQueue: env.taskQueue,
+      namespace: env.client.options.namespace,
+      now: () => emulator.clock.now(),
+      logger: false,
     });
     intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
   }
   const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl, intakeKey } : {}) };
   current = createActivities(deps);
   return {
-    emulator, api, store, secrets, intakeUrl, intakeKey,
+    emulator,
+    api,
+    store,
+    secrets,
+    intakeUrl,
+    intakeKey,
     get intake() {
       const counts = intake?.metrics.counts();
       return { verified: counts?.verified ?? 0, rejected: counts?.rejected ?? 0, duplicates: counts?.duplicates ?? 0 };

@@ -2,5 +2,9 @@
 export function captureIo() {
   const out: string[] = [];
   const err: string[] = [];
-  return { io: { stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text) }, out: () => out.join(''), err: () => err.join('') };
+  return {
+    io: { stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text) },
+    out: () => out.join(''),
+    err: () => err.join(''),
+  };
 }

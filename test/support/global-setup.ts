@@ -5,7 +5,6 @@ import { SERVER_VARIABLE, type TestServerInfo } from './server/test-server';
 /** The server this run started (global setup and teardown share the process). */
 export const running: { server?: TemporalServer } = ((globalThis as { __rpTemporal?: { server?: TemporalServer } }).__rpTemporal ??= {});
 
-
 /**
  * Jest global setup: finds or starts one Temporal server for the whole run (see openTemporalServer;
  * as a last resort it installs the project's binaries, like `rp dev`) and hands its address to every
@@ -16,7 +15,13 @@ export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let info: TestServerInfo;
   try {
-    const server = await openTemporalServer({ allowInstall: true, ui: true, searchAttributes: RESEARCH_SEARCH_ATTRIBUTES, devServerArgs: PRECISE_TIMER_ARGS, log });
+    const server = await openTemporalServer({
+      allowInstall: true,
+      ui: true,
+      searchAttributes: RESEARCH_SEARCH_ATTRIBUTES,
+      devServerArgs: PRECISE_TIMER_ARGS,
+      log,
+    });
     running.server = server;
     info = { available: true, address: server.address, namespace: server.namespace, ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}) };
     log(`\nWorkflow scenarios run on the Temporal server at ${server.address} (${server.source})`);

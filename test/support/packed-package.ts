@@ -21,7 +21,8 @@ export interface InstalledPackage {
 
 function run(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-  if (result.status !== 0) throw new Error(`${command} ${args[0] === '-e' ? '-e …' : args.join(' ')} failed (${result.status ?? result.signal}): ${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args[0] === '-e' ? '-e …' : args.join(' ')} failed (${result.status ?? result.signal}): ${result.stdout}${result.stderr}`);
   return result.stdout;
 }
 
@@ -33,21 +34,27 @@ function run(command: string, args: string[], cwd: string): string {
 export function installPackedPackage(workDir: string): InstalledPackage {
   const stage = path.join(workDir, 'stage');
   mkdirSync(stage, { recursive: true });
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'pipelines', 'scripts']) cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'pipelines', 'scripts'])
+    cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
   run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', path.join(stage, 'dist')], ROOT);
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', workDir], stage)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', workDir], stage)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   const consumer = path.join(workDir, 'consumer');
   const packageDir = path.join(consumer, 'node_modules', 'research-pipelines');
   mkdirSync(packageDir, { recursive: true });
   run('tar', ['-xzf', path.join(workDir, packed[0]!.filename), '-C', packageDir, '--strip-components=1'], workDir);
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(packageDir, 'node_modules'), 'dir');
-  for (const dependency of ['undici', '@temporalio']) symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(consumer, 'node_modules', dependency), 'dir');
+  for (const dependency of ['undici', '@temporalio'])
+    symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(consumer, 'node_modules', dependency), 'dir');
   return { consumer, packageDir, files: packed[0]!.files.map((file) => file.path).sort() };
 }
 
 /** The package.json `exports` map of the checkout. */
 export function packageExports(): Record<string, string | { types: string; default: string }> {
-  return (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { types: string; default: string }> }).exports;
+  return (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { types: string; default: string }> })
+    .exports;
 }
 
 /** What requiring one module in a fresh process did. */

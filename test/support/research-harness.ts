@@ -23,7 +23,10 @@ export interface ResearchHarness {
 const MINUTE = 60_000;
 
 /** Starts an emulator with research `options` (no jitter unless given) and extra server options. */
-export async function startResearchHarness(options: ResearchOptionsInput = {}, server: Omit<EmulatorOptions, 'clock' | 'research'> = {}): Promise<ResearchHarness> {
+export async function startResearchHarness(
+  options: ResearchOptionsInput = {},
+  server: Omit<EmulatorOptions, 'clock' | 'research'> = {},
+): Promise<ResearchHarness> {
   const clock = new FakeClock();
   const emulator = await startEmulator({ seed: 7, ...server, clock, research: { durationJitter: 0, ...options } });
   const client = new ResearchClient({ apiKey: emulator.defaultApiKey, baseUrl: emulator.url });
@@ -99,13 +102,20 @@ export async function startWebhookReceiver(statuses: number[] = []): Promise<Web
       if (received.length >= count) return Promise.resolve(received.slice());
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`expected ${count} webhooks, got ${received.length}`)), timeoutMs);
-        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(received.slice()); } });
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(received.slice());
+          },
+        });
       });
     },
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

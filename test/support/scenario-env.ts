@@ -214,7 +214,9 @@ class ServerScenarioEnv implements ScenarioEnv {
 function bundle(workflowsPath: string): Promise<string> {
   let code = bundles.get(workflowsPath);
   if (!code) {
-    code = bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietBundlerLogger }).then((result) => result.code);
+    code = bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietBundlerLogger }).then(
+      (result) => result.code,
+    );
     bundles.set(workflowsPath, code);
   }
   return code;

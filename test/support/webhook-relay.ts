@@ -31,11 +31,13 @@ export interface WebhookRelay {
 export async function startWebhookRelay(options: WebhookRelayOptions): Promise<WebhookRelay> {
   const counts = { verified: 0, rejected: 0 };
   const server: Server = createServer((request, response) => {
-    readAll(request).then((raw) => relay(options, counts, request, raw, response)).catch(() => {
-      counts.rejected++;
-      if (!response.headersSent) response.writeHead(400);
-      response.end();
-    });
+    readAll(request)
+      .then((raw) => relay(options, counts, request, raw, response))
+      .catch(() => {
+        counts.rejected++;
+        if (!response.headersSent) response.writeHead(400);
+        response.end();
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -48,14 +50,26 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<W
   };
 }
 
-async function relay(options: WebhookRelayOptions, counts: WebhookRelay['counts'], request: IncomingMessage, raw: Buffer, response: ServerResponse): Promise<void> {
+async function relay(
+  options: WebhookRelayOptions,
+  counts: WebhookRelay['counts'],
+  request: IncomingMessage,
+  raw: Buffer,
+  response: ServerResponse,
+): Promise<void> {
   const body = JSON.parse(raw.toString('utf8')) as { deepresearch_id?: unknown; batch_id?: unknown; status?: unknown };
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const notice: WebhookNotice = { deepresearchId: text(body.deepresearch_id), batchId: text(body.batch_id), status: text(body.status) };
   const workflowId = decodeURIComponent(request.url?.split('/').pop() ?? '');
   const secret = await options.secrets.get(notice.deepresearchId ?? notice.batchId ?? '');
   const verdict = secret
-    ? verifyWebhookSignature({ secret, signature: request.headers['x-webhook-signature'], timestamp: request.headers['x-webhook-timestamp'], body: raw, now: options.now() })
+    ? verifyWebhookSignature({
+        secret,
+        signature: request.headers['x-webhook-signature'],
+        timestamp: request.headers['x-webhook-timestamp'],
+        body: raw,
+        now: options.now(),
+      })
     : { ok: false };
   const delivered = verdict.ok && workflowId !== '' && (await options.deliver(workflowId, notice).catch(() => false));
   if (!delivered) {

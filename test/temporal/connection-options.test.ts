@@ -31,14 +31,36 @@ describe('Temporal connection settings (@temporalio/envconfig: TEMPORAL_* variab
     toml = path.join(folder, 'temporal.toml');
     writeFileSync(path.join(folder, 'client.pem'), 'certificate bytes');
     writeFileSync(path.join(folder, 'client.key'), 'key bytes');
-    writeFileSync(toml, [
-      '[profile.default]', 'address = "localhost:7233"', 'namespace = "dev"', '',
-      '[profile.cloud]', 'address = "research.a1b2c.tmprl.cloud:7233"', 'namespace = "research.a1b2c"', `api_key = "${API_KEY}"`, '',
-      '[profile.mtls]', 'address = "temporal.internal:7233"', 'namespace = "research"',
-      '[profile.mtls.tls]', `client_cert_path = "${path.join(folder, 'client.pem')}"`, `client_key_path = "${path.join(folder, 'client.key')}"`, 'server_name = "temporal.internal"', '',
-      '[profile.half]', 'address = "temporal.internal:7233"', '[profile.half.tls]', `client_cert_path = "${path.join(folder, 'client.pem')}"`, '',
-      '[profile.bad]', 'address = "http://temporal.internal"', '',
-    ].join('\n'));
+    writeFileSync(
+      toml,
+      [
+        '[profile.default]',
+        'address = "localhost:7233"',
+        'namespace = "dev"',
+        '',
+        '[profile.cloud]',
+        'address = "research.a1b2c.tmprl.cloud:7233"',
+        'namespace = "research.a1b2c"',
+        `api_key = "${API_KEY}"`,
+        '',
+        '[profile.mtls]',
+        'address = "temporal.internal:7233"',
+        'namespace = "research"',
+        '[profile.mtls.tls]',
+        `client_cert_path = "${path.join(folder, 'client.pem')}"`,
+        `client_key_path = "${path.join(folder, 'client.key')}"`,
+        'server_name = "temporal.internal"',
+        '',
+        '[profile.half]',
+        'address = "temporal.internal:7233"',
+        '[profile.half.tls]',
+        `client_cert_path = "${path.join(folder, 'client.pem')}"`,
+        '',
+        '[profile.bad]',
+        'address = "http://temporal.internal"',
+        '',
+      ].join('\n'),
+    );
     warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
   });
   afterEach(() => {
@@ -76,14 +98,24 @@ describe('Temporal connection settings (@temporalio/envconfig: TEMPORAL_* variab
       tls: { clientCertPair: { crt: Buffer.from('certificate bytes'), key: Buffer.from('key bytes') }, serverNameOverride: 'temporal.internal' },
     });
     rmSync(path.join(folder, 'client.key'));
-    expect(() => connectionSecurityOptions(mtls.temporal.security)).toThrow(`Temporal TLS client key (TEMPORAL_TLS_CLIENT_KEY_PATH or tls.client_key_path): cannot read ${path.join(folder, 'client.key')} (ENOENT)`);
+    expect(() => connectionSecurityOptions(mtls.temporal.security)).toThrow(
+      `Temporal TLS client key (TEMPORAL_TLS_CLIENT_KEY_PATH or tls.client_key_path): cannot read ${path.join(folder, 'client.key')} (ENOENT)`,
+    );
   });
 
   test('certificates given as data (TEMPORAL_TLS_*_DATA): the key never shows in the config', () => {
-    const config = loadConfig({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS_CLIENT_CERT_DATA: 'certificate bytes', TEMPORAL_TLS_CLIENT_KEY_DATA: KEY_PEM, TEMPORAL_TLS_SERVER_CA_CERT_DATA: 'ca bytes' });
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_TLS_CLIENT_CERT_DATA: 'certificate bytes',
+      TEMPORAL_TLS_CLIENT_KEY_DATA: KEY_PEM,
+      TEMPORAL_TLS_SERVER_CA_CERT_DATA: 'ca bytes',
+    });
     expect(JSON.stringify(config)).not.toContain('never_logged');
     expect(inspect(config, { depth: 8 })).not.toContain('never_logged');
-    const tls = connectionSecurityOptions(config.temporal.security).tls as { clientCertPair: { crt: Uint8Array; key: Uint8Array }; serverRootCACertificate: Uint8Array };
+    const tls = connectionSecurityOptions(config.temporal.security).tls as {
+      clientCertPair: { crt: Uint8Array; key: Uint8Array };
+      serverRootCACertificate: Uint8Array;
+    };
     expect(Buffer.from(tls.clientCertPair.key).toString()).toBe(KEY_PEM);
     expect(Buffer.from(tls.serverRootCACertificate).toString()).toBe('ca bytes');
   });
@@ -95,11 +127,19 @@ describe('Temporal connection settings (@temporalio/envconfig: TEMPORAL_* variab
   });
 
   test('bad settings are named with their source and rule, every one at once', () => {
-    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'bad' })).issues)
-      .toEqual([{ variable: `${toml} [profile.bad] address`, message: 'must be host:port, e.g. localhost:7233' }]);
-    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'half' })).issues[0]).toEqual({ variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', message: expect.stringContaining('mTLS needs both a client certificate and its key') });
-    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'staging' })).issues).toEqual([{ variable: 'TEMPORAL_PROFILE', message: `profile "staging" is not in ${toml}` }]);
-    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: path.join(folder, 'nope.toml') })).issues).toEqual([{ variable: 'TEMPORAL_CONFIG_FILE', message: `${path.join(folder, 'nope.toml')} does not exist` }]);
+    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'bad' })).issues).toEqual([
+      { variable: `${toml} [profile.bad] address`, message: 'must be host:port, e.g. localhost:7233' },
+    ]);
+    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'half' })).issues[0]).toEqual({
+      variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+      message: expect.stringContaining('mTLS needs both a client certificate and its key'),
+    });
+    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'staging' })).issues).toEqual([
+      { variable: 'TEMPORAL_PROFILE', message: `profile "staging" is not in ${toml}` },
+    ]);
+    expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: path.join(folder, 'nope.toml') })).issues).toEqual([
+      { variable: 'TEMPORAL_CONFIG_FILE', message: `${path.join(folder, 'nope.toml')} does not exist` },
+    ]);
     writeFileSync(toml, '[profile.default\naddress = 1');
     expect(configError(() => loadConfig({ TEMPORAL_CONFIG_FILE: toml })).issues[0]?.variable).toBe('TEMPORAL_CONFIG_FILE');
     const both = configError(() => loadConfig({ TEMPORAL_ADDRESS: 'http://x', TEMPORAL_API_KEY: 'has spaces in it', LOG_LEVEL: 'loud' }));
@@ -112,19 +152,34 @@ describe('Temporal connection settings (@temporalio/envconfig: TEMPORAL_* variab
     await jest.isolateModulesAsync(async () => {
       // A fresh module: its warnings were not given yet in this process.
       const fresh = await import('../../src/temporal/connection-options');
-      const old = { TEMPORAL_TLS_CERT_PATH: path.join(folder, 'client.pem'), TEMPORAL_TLS_KEY_PATH: path.join(folder, 'client.key'), TEMPORAL_TLS_CA_PATH: path.join(folder, 'client.pem') };
+      const old = {
+        TEMPORAL_TLS_CERT_PATH: path.join(folder, 'client.pem'),
+        TEMPORAL_TLS_KEY_PATH: path.join(folder, 'client.key'),
+        TEMPORAL_TLS_CA_PATH: path.join(folder, 'client.pem'),
+      };
       const first = fresh.loadTemporalConnection(old);
       fresh.loadTemporalConnection(old);
-      expect(first.connection?.security?.tls).toEqual({ clientCert: { path: old.TEMPORAL_TLS_CERT_PATH }, clientKey: { path: old.TEMPORAL_TLS_KEY_PATH }, serverCACert: { path: old.TEMPORAL_TLS_CA_PATH } });
+      expect(first.connection?.security?.tls).toEqual({
+        clientCert: { path: old.TEMPORAL_TLS_CERT_PATH },
+        clientKey: { path: old.TEMPORAL_TLS_KEY_PATH },
+        serverCACert: { path: old.TEMPORAL_TLS_CA_PATH },
+      });
       expect(warning.mock.calls.map((call) => String(call[0]))).toEqual([
-        'TEMPORAL_TLS_CERT_PATH is renamed TEMPORAL_TLS_CLIENT_CERT_PATH (Temporal\'s standard name); the old name stops working in the next release',
-        'TEMPORAL_TLS_KEY_PATH is renamed TEMPORAL_TLS_CLIENT_KEY_PATH (Temporal\'s standard name); the old name stops working in the next release',
-        'TEMPORAL_TLS_CA_PATH is renamed TEMPORAL_TLS_SERVER_CA_CERT_PATH (Temporal\'s standard name); the old name stops working in the next release',
+        "TEMPORAL_TLS_CERT_PATH is renamed TEMPORAL_TLS_CLIENT_CERT_PATH (Temporal's standard name); the old name stops working in the next release",
+        "TEMPORAL_TLS_KEY_PATH is renamed TEMPORAL_TLS_CLIENT_KEY_PATH (Temporal's standard name); the old name stops working in the next release",
+        "TEMPORAL_TLS_CA_PATH is renamed TEMPORAL_TLS_SERVER_CA_CERT_PATH (Temporal's standard name); the old name stops working in the next release",
       ]);
       expect(warning.mock.calls[0]?.[1]).toEqual({ type: 'DeprecationWarning', code: 'RP_TEMPORAL_TLS_CERT_PATH' });
       // Old and new names that disagree are refused: which one was meant is not ours to guess.
-      expect(fresh.loadTemporalConnection({ TEMPORAL_TLS_CERT_PATH: '/a.pem', TEMPORAL_TLS_CLIENT_CERT_PATH: '/b.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/k.pem' }).issues)
-        .toEqual([{ variable: 'TEMPORAL_TLS_CERT_PATH', message: 'is the old name of TEMPORAL_TLS_CLIENT_CERT_PATH, which is set to another value: keep only TEMPORAL_TLS_CLIENT_CERT_PATH' }]);
+      expect(
+        fresh.loadTemporalConnection({ TEMPORAL_TLS_CERT_PATH: '/a.pem', TEMPORAL_TLS_CLIENT_CERT_PATH: '/b.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/k.pem' })
+          .issues,
+      ).toEqual([
+        {
+          variable: 'TEMPORAL_TLS_CERT_PATH',
+          message: 'is the old name of TEMPORAL_TLS_CLIENT_CERT_PATH, which is set to another value: keep only TEMPORAL_TLS_CLIENT_CERT_PATH',
+        },
+      ]);
     });
   });
 
@@ -133,12 +188,15 @@ describe('Temporal connection settings (@temporalio/envconfig: TEMPORAL_* variab
     expect(intake.temporal).toMatchObject({ address: 'research.a1b2c.tmprl.cloud:7233', namespace: 'research.a1b2c', taskQueue: 'research-pipelines' });
     expect(connectionSecurityOptions(intake.temporal.security)).toEqual({ tls: true, apiKey: API_KEY });
     expect(JSON.stringify(intake)).not.toContain(API_KEY);
-    expect(configError(() => loadIntakeConfig({ INTAKE_KEY, TEMPORAL_ADDRESS: 'nope' })).issues).toEqual([{ variable: 'TEMPORAL_ADDRESS', message: 'must be host:port, e.g. localhost:7233' }]);
+    expect(configError(() => loadIntakeConfig({ INTAKE_KEY, TEMPORAL_ADDRESS: 'nope' })).issues).toEqual([
+      { variable: 'TEMPORAL_ADDRESS', message: 'must be host:port, e.g. localhost:7233' },
+    ]);
   });
 
   test('empty variables count as unset, as elsewhere in the configuration', () => {
     expect(loadTemporalConnection({ TEMPORAL_ADDRESS: '', TEMPORAL_NAMESPACE: ' ', TEMPORAL_API_KEY: '', TEMPORAL_TLS_CERT_PATH: '' })).toEqual({
-      connection: { address: 'localhost:7233', addressSet: false, namespace: 'default' }, issues: [],
+      connection: { address: 'localhost:7233', addressSet: false, namespace: 'default' },
+      issues: [],
     });
     expect(warning).not.toHaveBeenCalled();
   });

@@ -21,7 +21,11 @@ import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((file) => existsSync(file));
 const server = testServer();
 const uiUrl = server.available ? server.uiUrl : undefined;
-const missing = !CHROMIUM ? 'no Chromium found (install Debian\'s chromium package or set CHROMIUM_PATH)' : !uiUrl ? 'the test server has no Temporal UI (TEMPORAL_ADDRESS names an outside server)' : undefined;
+const missing = !CHROMIUM
+  ? "no Chromium found (install Debian's chromium package or set CHROMIUM_PATH)"
+  : !uiUrl
+    ? 'the test server has no Temporal UI (TEMPORAL_ADDRESS names an outside server)'
+    : undefined;
 if (missing && process.env.CI) throw new Error(`CI checks the Temporal UI in a browser: ${missing}`);
 
 const describeUi = missing ? describe.skip : describe;
@@ -33,15 +37,30 @@ describeUi(`the operator's view in the Temporal UI${missing ? ` (skipped: ${miss
     shots = process.env.RP_UI_SCREENSHOTS ? path.resolve(process.env.RP_UI_SCREENSHOTS) : await mkdtemp(path.join(tmpdir(), 'rp-ui-'));
     await mkdir(shots, { recursive: true });
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM!, headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      executablePath: CHROMIUM!,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => browser?.close());
 
   /** The text a person sees: the page's and its frames' (the UI renders summaries and details in sandboxed frames). */
   async function visibleText(page: Page): Promise<string> {
-    const texts = await Promise.all(page.frames().map((frame) => frame.evaluate(() => (globalThis as unknown as { document: { body?: { innerText: string } } }).document.body?.innerText ?? '').catch(() => '')));
+    const texts = await Promise.all(
+      page
+        .frames()
+        .map((frame) =>
+          frame.evaluate(() => (globalThis as unknown as { document: { body?: { innerText: string } } }).document.body?.innerText ?? '').catch(() => ''),
+        ),
+    );
     return texts.join('\n');
   }
 
@@ -58,7 +77,10 @@ describeUi(`the operator's view in the Temporal UI${missing ? ` (skipped: ${miss
     }
     await page.screenshot({ path: path.join(shots, shot), fullPage: false });
     const absent = expected.filter((part) => !text.includes(part));
-    if (absent.length > 0) throw new Error(`${route} does not show ${absent.map((part) => JSON.stringify(part)).join(', ')} (screenshot: ${path.join(shots, shot)}); it shows:\n${text.slice(0, 3000)}`);
+    if (absent.length > 0)
+      throw new Error(
+        `${route} does not show ${absent.map((part) => JSON.stringify(part)).join(', ')} (screenshot: ${path.join(shots, shot)}); it shows:\n${text.slice(0, 3000)}`,
+      );
     return { page, text };
   }
 
@@ -66,12 +88,14 @@ describeUi(`the operator's view in the Temporal UI${missing ? ` (skipped: ${miss
     let world: ResearchWorld | undefined;
     afterEach(async () => world?.close());
 
-    it('shows the run\'s summary, its current details, its search attributes, and its items in a query', async () => {
+    it("shows the run's summary, its current details, its search attributes, and its items in a query", async () => {
       const env = getEnv();
       world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
       const dir = await mkdtemp(path.join(tmpdir(), 'rp-ui-run-'));
       const file = path.join(dir, 'market-scan.yaml');
-      await writeFile(file, `
+      await writeFile(
+        file,
+        `
 name: market-scan
 description: Profiles of the companies in a market, each plan reviewed by an analyst.
 input:
@@ -86,10 +110,19 @@ step:
 concurrency: 2
 start_rate_per_second: 50
 budget_usd: 5
-`);
+`,
+      );
       const runKey = `ui-${Date.now().toString(36)}`;
-      const { handle, workflowId } = await startPipeline(env.client, await loadPipelineDefinition(file), {}, { runKey, taskQueue: env.taskQueue, polling: world.polling });
-      await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 2, { timeoutMs: 3_600_000, description: 'both items at their plan review' });
+      const { handle, workflowId } = await startPipeline(
+        env.client,
+        await loadPipelineDefinition(file),
+        {},
+        { runKey, taskQueue: env.taskQueue, polling: world.polling },
+      );
+      await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).waiting.checkpoint.length === 2, {
+        timeoutMs: 3_600_000,
+        description: 'both items at their plan review',
+      });
       const { runId } = await handle.describe();
 
       const at = `/namespaces/${server.available ? server.namespace : 'default'}/workflows/${encodeURIComponent(workflowId)}/${runId}`;
@@ -101,14 +134,21 @@ budget_usd: 5
       expect(metadata.text).toContain('respondToCheckpoint');
       await metadata.page.close();
 
-      const attributes = await open(`${at}/metadata`, ['"ResearchPipeline": "market-scan"', '"ResearchStatus": "running"'], 'pipeline-run-search-attributes.png');
+      const attributes = await open(
+        `${at}/metadata`,
+        ['"ResearchPipeline": "market-scan"', '"ResearchStatus": "running"'],
+        'pipeline-run-search-attributes.png',
+      );
       expect(attributes.text).toContain('"ResearchCostUsd"');
       await attributes.page.close();
 
       // Queries: the run's own state query is offered, and answers from the UI.
       const queries = await open(`${at}/query`, ['Run Query'], 'pipeline-run-queries.png');
       await queries.page.locator('::-p-text(Run Query)').click();
-      await queries.page.waitForFunction(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes('"phase"'), { timeout: 30_000 });
+      await queries.page.waitForFunction(
+        () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes('"phase"'),
+        { timeout: 30_000 },
+      );
       await queries.page.screenshot({ path: path.join(shots, 'pipeline-run-queries.png') });
       const answer = await visibleText(queries.page);
       expect(answer).toContain('"pipeline": "market-scan"');
@@ -118,22 +158,38 @@ budget_usd: 5
       // An item: its summary names the run and the item, and each activity carries its own summary.
       const item = pipelineItemWorkflowId('market-scan', runKey, 'company-1-example');
       const childRun = (await env.client.workflow.getHandle(item).describe()).runId;
-      const timeline = await open(`/namespaces/default/workflows/${encodeURIComponent(item)}/${childRun}/history`, ['getResearchTask', 'status of '], 'research-task-timeline.png');
+      const timeline = await open(
+        `/namespaces/default/workflows/${encodeURIComponent(item)}/${childRun}/history`,
+        ['getResearchTask', 'status of '],
+        'research-task-timeline.png',
+      );
       // Every activity the item scheduled carries its summary (the timeline shows the latest ones).
       const history = await env.client.workflow.getHandle(item).fetchHistory();
-      const summaries = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes)
-        .map((event) => `${event.activityTaskScheduledEventAttributes!.activityType!.name} • ${defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!)}`);
+      const summaries = (history.events ?? [])
+        .filter((event) => event.activityTaskScheduledEventAttributes)
+        .map(
+          (event) =>
+            `${event.activityTaskScheduledEventAttributes!.activityType!.name} • ${defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!)}`,
+        );
       expect(summaries[0]).toBe('createResearchTask • create a DeepResearch task (fast): "Profile Company 1 (company-1.example): products, customers,…"');
       expect(summaries.slice(1).every((summary) => /^getResearchTask • status of \S+$/.test(summary))).toBe(true);
       await timeline.page.close();
-      const child = await open(`/namespaces/default/workflows/${encodeURIComponent(item)}/${childRun}/user-metadata`, [`market-scan · run ${runKey} · item company-1-example`, 'plan_review', 'respondToCheckpoint'], 'research-task-metadata.png');
+      const child = await open(
+        `/namespaces/default/workflows/${encodeURIComponent(item)}/${childRun}/user-metadata`,
+        [`market-scan · run ${runKey} · item company-1-example`, 'plan_review', 'respondToCheckpoint'],
+        'research-task-metadata.png',
+      );
       expect(child.text).toContain('item company-1-example (item 1) · DeepResearch fast · 0.1 USD reserved');
       expect(child.text).toMatch(/\{"interactionId": "int_\w+", "response": \{"approved": true\}\}/);
       await child.page.close();
 
       const query = `ResearchPipeline="market-scan" AND ResearchStatus="running"`;
       // The README's query: this pipeline's running runs, one query away.
-      const list = await open(`/namespaces/default/workflows?query=${encodeURIComponent(query)}`, [workflowId, 'ResearchPipeline = "market-scan"'], 'runs-query.png');
+      const list = await open(
+        `/namespaces/default/workflows?query=${encodeURIComponent(query)}`,
+        [workflowId, 'ResearchPipeline = "market-scan"'],
+        'runs-query.png',
+      );
       expect(list.text).toMatch(/\b1\s+Workflow\b/);
       await list.page.close();
       await handle.cancel();

@@ -21,12 +21,16 @@ describe.each(Object.entries(ACTIVITY_OPTION_PRESETS))('the %s activity options'
 async function workflowSources(): Promise<Array<readonly [file: string, text: string]>> {
   const { readdir, readFile } = await import('node:fs/promises');
   const dir = `${__dirname}/../../src/workflows`;
-  return Promise.all((await readdir(dir)).filter((file) => file.endsWith('.ts')).map(async (file) => [file, await readFile(`${dir}/${file}`, 'utf8')] as const));
+  return Promise.all(
+    (await readdir(dir)).filter((file) => file.endsWith('.ts')).map(async (file) => [file, await readFile(`${dir}/${file}`, 'utf8')] as const),
+  );
 }
 
 describe('workflow activity proxies', () => {
   async function proxyCalls(): Promise<Array<[file: string, argument: string]>> {
-    return (await workflowSources()).flatMap(([file, text]) => [...text.matchAll(/proxyActivities\b(?:<[^>]+>)?\(([^)]*)\)/g)].map((match): [string, string] => [file, match[1]!.trim()]));
+    return (await workflowSources()).flatMap(([file, text]) =>
+      [...text.matchAll(/proxyActivities\b(?:<[^>]+>)?\(([^)]*)\)/g)].map((match): [string, string] => [file, match[1]!.trim()]),
+    );
   }
 
   it('use only the named presets (so the audit above covers every paid call)', async () => {
@@ -35,7 +39,7 @@ describe('workflow activity proxies', () => {
     for (const [file, argument] of calls) expect({ file, argument, preset: argument in ACTIVITY_OPTION_PRESETS }).toEqual({ file, argument, preset: true });
   });
 
-  it('are declared once, one per preset, in activity-proxies.ts (a call\'s retries are chosen by the proxy it goes through)', async () => {
+  it("are declared once, one per preset, in activity-proxies.ts (a call's retries are chosen by the proxy it goes through)", async () => {
     const calls = await proxyCalls();
     expect(calls.filter(([file]) => file !== 'activity-proxies.ts')).toEqual([]);
     expect(calls.map(([, argument]) => argument).sort()).toEqual(Object.keys(ACTIVITY_OPTION_PRESETS).sort());
@@ -45,12 +49,27 @@ describe('workflow activity proxies', () => {
   // at the attempt's timeout and the retry (which may pay again) comes late or beside a call still running.
   it('send every paid call (task create, item call, batch add) through a preset that heartbeats', async () => {
     const sources = await workflowSources();
-    const proxies = new Map([...sources.find(([file]) => file === 'activity-proxies.ts')![1].matchAll(/export const (\w+) = proxyActivities<\w+>\((\w+)\)/g)].map((match) => [match[1]!, match[2]!]));
-    const paid = sources.flatMap(([file, text]) => [...text.matchAll(/\b(\w+)\.(createResearchTask|runPipelineItem|addResearchBatchTasks)\(/g)].map((match) => ({ file, proxy: match[1]!, activity: match[2]! })));
+    const proxies = new Map(
+      [...sources.find(([file]) => file === 'activity-proxies.ts')![1].matchAll(/export const (\w+) = proxyActivities<\w+>\((\w+)\)/g)].map((match) => [
+        match[1]!,
+        match[2]!,
+      ]),
+    );
+    const paid = sources.flatMap(([file, text]) =>
+      [...text.matchAll(/\b(\w+)\.(createResearchTask|runPipelineItem|addResearchBatchTasks)\(/g)].map((match) => ({
+        file,
+        proxy: match[1]!,
+        activity: match[2]!,
+      })),
+    );
     expect(new Set(paid.map(({ activity }) => activity))).toEqual(new Set(['createResearchTask', 'runPipelineItem', 'addResearchBatchTasks']));
     for (const call of paid) {
       const preset = proxies.get(call.proxy);
-      expect({ ...call, preset, heartbeats: preset !== undefined && ACTIVITY_OPTION_PRESETS[preset]?.heartbeatTimeout !== undefined }).toEqual({ ...call, preset, heartbeats: true });
+      expect({ ...call, preset, heartbeats: preset !== undefined && ACTIVITY_OPTION_PRESETS[preset]?.heartbeatTimeout !== undefined }).toEqual({
+        ...call,
+        preset,
+        heartbeats: true,
+      });
     }
   });
 });

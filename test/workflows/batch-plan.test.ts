@@ -9,10 +9,11 @@ describe('batch planning', () => {
   });
 
   it('refuses every batch limit up front, naming the field', () => {
-    const problems = batchInputProblems(
-      { hitl: { plan_review: true }, deliverables: ['a csv'], files: [], mcp_servers: [], previous_reports: [] },
-      [{ id: 'a', query: 'q' }, { id: 'a', query: ' ' }, { id: '', query: 'x'.repeat(25_001) }],
-    );
+    const problems = batchInputProblems({ hitl: { plan_review: true }, deliverables: ['a csv'], files: [], mcp_servers: [], previous_reports: [] }, [
+      { id: 'a', query: 'q' },
+      { id: 'a', query: ' ' },
+      { id: '', query: 'x'.repeat(25_001) },
+    ]);
     expect(problems).toEqual([
       'batch.hitl: batch tasks cannot use checkpoints (hitl)',
       'batch.deliverables: batch tasks cannot use deliverables',
@@ -66,7 +67,9 @@ describe('storageKey', () => {
 describe('batch tasks by reference', () => {
   it('checks the reference instead of inline tasks, naming the field', () => {
     expect(batchInputProblems({ mode: 'fast' }, [], { key: 'inputs/a.jsonl', count: 120 })).toEqual([]);
-    expect(batchInputProblems({ mode: 'fast' }, [{ id: 'a', query: 'q' }], { key: 'inputs/a.jsonl', count: 1 })).toEqual(['tasks: give the tasks inline or by tasksRef, not both']);
+    expect(batchInputProblems({ mode: 'fast' }, [{ id: 'a', query: 'q' }], { key: 'inputs/a.jsonl', count: 1 })).toEqual([
+      'tasks: give the tasks inline or by tasksRef, not both',
+    ]);
     expect(batchInputProblems({}, [], { key: '', count: 2.5 })).toEqual([
       'tasksRef.key: must be the artifact key of a JSON-lines task list',
       'tasksRef.count: must be a whole number of tasks, at least 1',
@@ -74,14 +77,22 @@ describe('batch tasks by reference', () => {
   });
 });
 
-describe('a batch workflow\'s current details', () => {
-  it('shows the phase, the batch, the tasks added so far and the service\'s counts', () => {
-    expect(batchRunDetails({ phase: 'following', batchId: 'b_1', tasksAdded: 250, tasksTotal: 250, counts: { total: 250, queued: 0, running: 10, completed: 200, failed: 3, cancelled: 0 } }))
-      .toBe('**following** · batch `b_1` · 250/250 added · 200/250 completed, 3 failed');
+describe("a batch workflow's current details", () => {
+  it("shows the phase, the batch, the tasks added so far and the service's counts", () => {
+    expect(
+      batchRunDetails({
+        phase: 'following',
+        batchId: 'b_1',
+        tasksAdded: 250,
+        tasksTotal: 250,
+        counts: { total: 250, queued: 0, running: 10, completed: 200, failed: 3, cancelled: 0 },
+      }),
+    ).toBe('**following** · batch `b_1` · 250/250 added · 200/250 completed, 3 failed');
   });
 
   it('shows a batch not yet created, and why it waits for an operator', () => {
-    expect(batchRunDetails({ phase: 'creating', tasksAdded: 0, tasksTotal: 250, detail: 'credits exhausted (402): top up, then send resume' }))
-      .toBe('**creating** · batch `…` · 0/250 added\n\ncredits exhausted (402): top up, then send resume');
+    expect(batchRunDetails({ phase: 'creating', tasksAdded: 0, tasksTotal: 250, detail: 'credits exhausted (402): top up, then send resume' })).toBe(
+      '**creating** · batch `…` · 0/250 added\n\ncredits exhausted (402): top up, then send resume',
+    );
   });
 });

@@ -30,8 +30,9 @@ describe('checkpointAnswerProblem', () => {
   });
 
   it('names both interaction ids when an answer is for another checkpoint', () => {
-    expect(checkpointAnswerProblem(interaction('plan_review'), { interactionId: 'int_0', response: { approved: true } }))
-      .toBe('answer is for interaction int_0, but the current one is int_1');
+    expect(checkpointAnswerProblem(interaction('plan_review'), { interactionId: 'int_0', response: { approved: true } })).toBe(
+      'answer is for interaction int_0, but the current one is int_1',
+    );
   });
 
   it('refuses an answer when no checkpoint waits', () => {
@@ -40,11 +41,17 @@ describe('checkpointAnswerProblem', () => {
 
   it('refuses an answer without an interaction id or response object', () => {
     expect(checkpointAnswerProblem(interaction('plan_review'), { response: { approved: true } })).toMatch(/interactionId/);
-    expect(checkpointAnswerProblem(interaction('plan_review'), { interactionId: 'int_1', response: 'yes' })).toBe('response: must be an object, e.g. {"approved": true}, got "yes"');
+    expect(checkpointAnswerProblem(interaction('plan_review'), { interactionId: 'int_1', response: 'yes' })).toBe(
+      'response: must be an object, e.g. {"approved": true}, got "yes"',
+    );
   });
 
   it.each([
-    ['plan_review', { approved: false }, 'response.modifications: is required (a plan_review checkpoint takes {approved: true} or {approved: false, modifications})'],
+    [
+      'plan_review',
+      { approved: false },
+      'response.modifications: is required (a plan_review checkpoint takes {approved: true} or {approved: false, modifications})',
+    ],
     ['plan_review', { approved: 'yes' }, 'response.approved: must be one of true|false (got "yes")'],
     ['planning_questions', { answers: [{ question: 'Which region?' }] }, 'response.answers[0].answer: is required'],
     ['source_review', { included_domains: 'sec.gov', excluded_domains: [] }, 'response.included_domains: must be a list (got "sec.gov")'],

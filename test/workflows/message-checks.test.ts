@@ -24,13 +24,20 @@ describe('parseCreateDecision', () => {
     expect(parseCreateDecision({ createAgain: true })).toEqual({ decision: { createAgain: true } });
   });
 
-  it.each([null, undefined, {}, 'dr_9', { adoptTaskId: '' }, { adoptTaskId: '   ' }, { createAgain: false }, { createAgain: 'yes' }, { adoptTaskId: 'dr_9', createAgain: true }])(
-    'refuses %p instead of reading it as create again',
-    (payload) => {
-      const parsed = parseCreateDecision(payload);
-      expect(parsed).toEqual({ problem: expect.stringMatching(/^resolveCreate needs \{"adoptTaskId": "<task id>"\} or \{"createAgain": true\}, got /) });
-    },
-  );
+  it.each([
+    null,
+    undefined,
+    {},
+    'dr_9',
+    { adoptTaskId: '' },
+    { adoptTaskId: '   ' },
+    { createAgain: false },
+    { createAgain: 'yes' },
+    { adoptTaskId: 'dr_9', createAgain: true },
+  ])('refuses %p instead of reading it as create again', (payload) => {
+    const parsed = parseCreateDecision(payload);
+    expect(parsed).toEqual({ problem: expect.stringMatching(/^resolveCreate needs \{"adoptTaskId": "<task id>"\} or \{"createAgain": true\}, got /) });
+  });
 
   it('shortens a long payload in the reason', () => {
     const parsed = parseCreateDecision({ note: 'x'.repeat(500) });

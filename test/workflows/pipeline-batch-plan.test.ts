@@ -26,7 +26,11 @@ describe('nextBatchRound', () => {
   });
 
   it('waits for a raise while the task the budget stopped at does not fit, and goes on once it does', () => {
-    const state = afterPrepared(initialBatchStepState(), { from: 'input', skip: 0 }, { next: { from: 'input', skip: 7 }, exhausted: false, blockedUsd: 0.1, tasks: 7 });
+    const state = afterPrepared(
+      initialBatchStepState(),
+      { from: 'input', skip: 0 },
+      { next: { from: 'input', skip: 7 }, exhausted: false, blockedUsd: 0.1, tasks: 7 },
+    );
     expect(state.blockedUsd).toBe(0.1);
     expect(nextBatchRound(state, { ...running, ledger: ledger(0.75, 0.7) })).toEqual({ kind: 'wait', reason: 'budget_blocked' });
     expect(nextBatchRound(state, { ...running, ledger: ledger(0.8, 0.7) })).toEqual({ kind: 'take', take: { from: 'input', skip: 7 } });
@@ -71,7 +75,11 @@ describe('PipelineRunModel for batch rounds', () => {
     const run = new PipelineRunModel({ ...limits, failRunOnItemFailure: true }, initialCarried('r', 'd', 1, 0), 0);
     run.batchPrepared({ ...round, invalid: 0, problems: [] }, 0);
     expect(run.stopping).toBe(false);
-    run.batchSettled(0.7, { completed: 6, failed: 1, cancelled: 0, costUsd: 0.7, failures: [{ key: 'k', error: 'the service reported the task failed', attempts: 2 }] }, 1);
+    run.batchSettled(
+      0.7,
+      { completed: 6, failed: 1, cancelled: 0, costUsd: 0.7, failures: [{ key: 'k', error: 'the service reported the task failed', attempts: 2 }] },
+      1,
+    );
     expect(run.fatal).toMatch(/item "k" failed/);
     expect(run.stopping).toBe(true);
   });

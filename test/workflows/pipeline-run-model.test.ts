@@ -2,7 +2,14 @@ import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-r
 import { estimateTimeLeft, itemSettledProblem, itemWaitingProblem, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
 
-const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index, where: `item ${index + 1}`, reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
+const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({
+  key,
+  index,
+  where: `item ${index + 1}`,
+  reserveUsd: 0.1,
+  request: { kind: 'search', request: { query: key } },
+  ...extra,
+});
 const limits = { pipeline: 'p', concurrency: 2, ratePerSecond: 100, retries: 1, failRunOnItemFailure: false };
 const cursor = (index: number) => ({ index, byteOffset: index * 10, line: index });
 
@@ -47,7 +54,8 @@ describe('PipelineRunModel', () => {
 
   it('continues as new without waiting for adoptable research tasks, carrying them with their reservations, attempts and waits', () => {
     const run = model(5);
-    const research = (key: string, index: number) => item(key, index, { request: { kind: 'deepresearch', request: { query: key } } as PlannedItem['request'], reserveUsd: 1 });
+    const research = (key: string, index: number) =>
+      item(key, index, { request: { kind: 'deepresearch', request: { query: key } } as PlannedItem['request'], reserveUsd: 1 });
     run.loadPage({ items: [research('a', 0), research('b', 1), item('c', 2)], cursor: cursor(3), done: false });
     run.start(run.peek()!, 0, true);
     run.start(run.peek()!, 0, true);
@@ -90,7 +98,7 @@ describe('PipelineRunModel', () => {
     expect(itemSettledProblem({ item: 'a', workflowId: 'w', status: 'completed' })).toMatch(/^result:/);
   });
 
-  it('counts a failed attempt that may have been charged in the item\'s record when a retry completes it', () => {
+  it("counts a failed attempt that may have been charged in the item's record when a retry completes it", () => {
     const run = model();
     run.loadPage({ items: [item('a', 0)], cursor: cursor(1), done: true });
     run.start(run.peek()!, 0);
@@ -141,7 +149,11 @@ describe('PipelineRunModel', () => {
 
   it('records unrunnable items failed without spending, and counts items an earlier execution finished', () => {
     const run = model();
-    run.loadPage({ items: [item('a', 0, { done: { status: 'completed', costUsd: 0.1 } }), item('b', 1, { request: undefined, problem: 'bad key' })], cursor: cursor(2), done: true });
+    run.loadPage({
+      items: [item('a', 0, { done: { status: 'completed', costUsd: 0.1 } }), item('b', 1, { request: undefined, problem: 'bad key' })],
+      cursor: cursor(2),
+      done: true,
+    });
     const first = run.decide(0);
     expect(first.kind).toBe('reuse');
     if (first.kind === 'reuse') run.reuse(first.item);
@@ -165,13 +177,29 @@ describe('progress', () => {
   });
 
   it('says the estimate leaves out the items waiting for a person', () => {
-    const details = runDetails({ phase: 'running', counts, total: 100, ledger: { budgetUsd: 5, spentUsd: 1, reservedUsd: 0.2 }, etaMs: 540_000, waiting: { checkpoint: 2, operator: 1 } });
+    const details = runDetails({
+      phase: 'running',
+      counts,
+      total: 100,
+      ledger: { budgetUsd: 5, spentUsd: 1, reservedUsd: 0.2 },
+      etaMs: 540_000,
+      waiting: { checkpoint: 2, operator: 1 },
+    });
     expect(details).toContain('about 9m 0s left, not counting the 3 item(s) waiting for a person');
   });
 
   it('describes the run for the Temporal UI', () => {
-    const details = runDetails({ phase: 'running', counts, total: 100, ledger: { budgetUsd: 5, spentUsd: 1, reservedUsd: 0.2 }, etaMs: 540_000, detail: 'why' });
-    expect(details).toBe('**running** · 10 of 100 settled\n\n8 completed · 2 failed · 2 running\n\nspent 1.00 USD + 0.20 USD reserved of 5.00 USD\n\nabout 9m 0s left\n\nwhy');
+    const details = runDetails({
+      phase: 'running',
+      counts,
+      total: 100,
+      ledger: { budgetUsd: 5, spentUsd: 1, reservedUsd: 0.2 },
+      etaMs: 540_000,
+      detail: 'why',
+    });
+    expect(details).toBe(
+      '**running** · 10 of 100 settled\n\n8 completed · 2 failed · 2 running\n\nspent 1.00 USD + 0.20 USD reserved of 5.00 USD\n\nabout 9m 0s left\n\nwhy',
+    );
   });
 
   it('checks pause and resume payloads', () => {

@@ -3,10 +3,25 @@ import { budgetRaiseProblem } from '../../src/workflows/message-checks';
 import { decideNext, msUntilToken, pageSizeFor, refill, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
 
-const item = (key: string, extra: Partial<PlannedItem> = {}): PlannedItem => ({ key, index: 0, where: 'item 1', reserveUsd: 0.1, request: { kind: 'search', request: { query: key } }, ...extra });
+const item = (key: string, extra: Partial<PlannedItem> = {}): PlannedItem => ({
+  key,
+  index: 0,
+  where: 'item 1',
+  reserveUsd: 0.1,
+  request: { kind: 'search', request: { query: key } },
+  ...extra,
+});
 const view = (extra: Partial<WindowView> = {}): WindowView => ({
-  running: 0, concurrency: 2, paused: false, creditsExhausted: false, stopping: false, next: item('a'),
-  ledger: { budgetUsd: 1, spentUsd: 0, reservedUsd: 0 }, bucket: { tokens: 1, updatedAt: 0 }, ratePerSecond: 1, ...extra,
+  running: 0,
+  concurrency: 2,
+  paused: false,
+  creditsExhausted: false,
+  stopping: false,
+  next: item('a'),
+  ledger: { budgetUsd: 1, spentUsd: 0, reservedUsd: 0 },
+  bucket: { tokens: 1, updatedAt: 0 },
+  ratePerSecond: 1,
+  ...extra,
 });
 
 describe('the budget ledger', () => {

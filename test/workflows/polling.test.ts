@@ -1,4 +1,13 @@
-import { AWAITING_INPUT_POLL_DELAY_MS, nextPollDelayMs, PAUSED_POLL_DELAY_MS, POLL_PROFILES, quietUntilMs, readRetryDelayMs, WEBHOOK_FALLBACK_FACTOR, type PollDelayInput } from '../../src/workflows/polling';
+import {
+  AWAITING_INPUT_POLL_DELAY_MS,
+  nextPollDelayMs,
+  PAUSED_POLL_DELAY_MS,
+  POLL_PROFILES,
+  quietUntilMs,
+  readRetryDelayMs,
+  WEBHOOK_FALLBACK_FACTOR,
+  type PollDelayInput,
+} from '../../src/workflows/polling';
 
 const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: true };
 const noCheckpoints: PollDelayInput = { ...base, checkpointsAhead: false };
@@ -28,7 +37,7 @@ describe('nextPollDelayMs', () => {
     expect(previous).toBe(POLL_PROFILES.standard.maxDelayMs);
   });
 
-  it('without checkpoints, waits out the mode\'s shortest typical duration before the second poll', () => {
+  it("without checkpoints, waits out the mode's shortest typical duration before the second poll", () => {
     expect(nextPollDelayMs(noCheckpoints)).toBe(POLL_PROFILES.standard.typicalMs[0]);
     expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs: 4 * 60_000 })).toBe(POLL_PROFILES.standard.typicalMs[0] - 4 * 60_000);
     expect(nextPollDelayMs({ ...noCheckpoints, mode: 'fast', elapsedMs: 5_000 })).toBe(2 * 60_000 - 5_000);
@@ -44,7 +53,14 @@ describe('nextPollDelayMs', () => {
   });
 
   it('sees fast and heavy tasks of typical durations finish within a tenth of their time', () => {
-    for (const [mode, minutes] of [['fast', 2], ['fast', 3], ['fast', 5], ['heavy', 30], ['heavy', 45], ['heavy', 90]] as const) {
+    for (const [mode, minutes] of [
+      ['fast', 2],
+      ['fast', 3],
+      ['fast', 5],
+      ['heavy', 30],
+      ['heavy', 45],
+      ['heavy', 90],
+    ] as const) {
       const duration = minutes * 60_000;
       const times = pollsUntil(duration, { ...noCheckpoints, mode });
       expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
@@ -70,8 +86,9 @@ describe('nextPollDelayMs', () => {
   });
 
   it('keeps polling at the normal pace with a webhook while checkpoints are ahead (they send no webhook)', () => {
-    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true, checkpointsAhead: true }))
-      .toBe(nextPollDelayMs({ ...base, elapsedMs: 60_000 }));
+    expect(nextPollDelayMs({ ...base, elapsedMs: 60_000, webhookConfigured: true, checkpointsAhead: true })).toBe(
+      nextPollDelayMs({ ...base, elapsedMs: 60_000 }),
+    );
   });
 
   it('polls rarely while a checkpoint waits for a person, and more rarely once it is paused', () => {
@@ -92,11 +109,11 @@ describe('nextPollDelayMs', () => {
 });
 
 describe('readRetryDelayMs: reading again after a status read failed for good', () => {
-  it('starts at the mode\'s first poll delay and doubles with each failure in a row', () => {
+  it("starts at the mode's first poll delay and doubles with each failure in a row", () => {
     expect([1, 2, 3].map((failures) => readRetryDelayMs('fast', failures))).toEqual([5_000, 10_000, 20_000]);
   });
 
-  it('never waits longer than the mode\'s cap, however many failures', () => {
+  it("never waits longer than the mode's cap, however many failures", () => {
     expect(readRetryDelayMs('standard', 50)).toBe(60_000);
     expect(readRetryDelayMs('fast', 1_000)).toBe(20_000);
   });

@@ -3,7 +3,12 @@ import type { Interaction } from '../../src/api/schemas';
 import { checkpointHowTo, ResearchTaskModel } from '../../src/workflows/task-state';
 
 const review: Interaction = { interaction_id: 'int_2', type: 'plan_review', created_at: 0, timeout_ms: 300_000 };
-const snapshot = (status: TaskSnapshot['status'], extra: Partial<TaskSnapshot> = {}): TaskSnapshot => ({ deepresearchId: 'dr_1', status, mode: 'standard', ...extra });
+const snapshot = (status: TaskSnapshot['status'], extra: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
+  deepresearchId: 'dr_1',
+  status,
+  mode: 'standard',
+  ...extra,
+});
 
 function created(checkpoints: ConstructorParameters<typeof ResearchTaskModel>[1] = []): ResearchTaskModel {
   const model = new ResearchTaskModel('standard', checkpoints);
@@ -88,13 +93,15 @@ describe('ResearchTaskModel.details', () => {
   it('shows status, task, progress, why it waits and cost for the Temporal UI', () => {
     const model = created(['plan_review']);
     model.apply(snapshot('awaiting_input', { interaction: review, progress: { currentStep: 2, totalSteps: 15 }, cost: 0.5 }), 0);
-    expect(model.details()).toBe([
-      '**awaiting_input** · task `dr_1` · standard',
-      'step 2 of 15',
-      'waiting for an answer to plan_review (interaction int_2)',
-      'to go on, run the **respondToCheckpoint** update with `{"interactionId": "int_2", "response": {"approved": true}}` (or `rp respond <run> --item <key> --interaction int_2 --response \'{"approved": true}\'`)',
-      'cost 0.50 USD',
-    ].join('\n\n'));
+    expect(model.details()).toBe(
+      [
+        '**awaiting_input** · task `dr_1` · standard',
+        'step 2 of 15',
+        'waiting for an answer to plan_review (interaction int_2)',
+        'to go on, run the **respondToCheckpoint** update with `{"interactionId": "int_2", "response": {"approved": true}}` (or `rp respond <run> --item <key> --interaction int_2 --response \'{"approved": true}\'`)',
+        'cost 0.50 USD',
+      ].join('\n\n'),
+    );
   });
 
   it('does not offer respondToCheckpoint once the workflow ended with its task left open at the service', () => {
@@ -102,7 +109,9 @@ describe('ResearchTaskModel.details', () => {
     model.apply(snapshot('awaiting_input', { interaction: review }), 0);
     model.status = 'cancel_refused';
     expect(model.details()).not.toContain('respondToCheckpoint');
-    expect(model.details()).toContain('the checkpoint plan_review (interaction int_2) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task');
+    expect(model.details()).toContain(
+      'the checkpoint plan_review (interaction int_2) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task',
+    );
   });
 
   it('shows the answer shape each checkpoint type takes', () => {

@@ -52,12 +52,14 @@ export const answerSearchResultsEvent = z.looseObject({ search_results: z.array(
 
 /** An OpenAI-compatible content chunk. */
 export const answerContentEvent = z.looseObject({
-  choices: z.array(
-    z.looseObject({
-      delta: z.looseObject({ role: z.string().optional(), content: z.string().optional() }),
-      index: z.int(),
-    }),
-  ).min(1),
+  choices: z
+    .array(
+      z.looseObject({
+        delta: z.looseObject({ role: z.string().optional(), content: z.string().optional() }),
+        index: z.int(),
+      }),
+    )
+    .min(1),
 });
 
 /** The closing metadata event: transaction, usage and cost. */
@@ -66,11 +68,13 @@ export const answerMetadataEvent = z.looseObject({
   tx_id: z.string(),
   data_type: z.string().optional(),
   search_results: z.array(answerSearchResult).optional(),
-  search_metadata: z.looseObject({
-    tx_ids: z.array(z.string()),
-    number_of_results: z.int(),
-    total_characters: z.int(),
-  }).optional(),
+  search_metadata: z
+    .looseObject({
+      tx_ids: z.array(z.string()),
+      number_of_results: z.int(),
+      total_characters: z.int(),
+    })
+    .optional(),
   ai_usage: z.looseObject({ input_tokens: z.int(), output_tokens: z.int() }).optional(),
   cost: z.looseObject({
     total_deduction_dollars: z.number(),

@@ -79,11 +79,7 @@ export type Batch = z.infer<typeof batch>;
 
 /** Create returns the batch itself; some deployments wrap it as `{ success, batch }`. Both parse to the batch. */
 // Unwrapped before parsing rather than a union, so a failure names the bad field instead of "Invalid input".
-export const createBatchResponse = z.preprocess(
-  (body) => (isRecord(body) && isRecord(body.batch) ? body.batch : body),
-  batch,
-);
-
+export const createBatchResponse = z.preprocess((body) => (isRecord(body) && isRecord(body.batch) ? body.batch : body), batch);
 
 /** `GET /v1/deepresearch/batches/{id}` response: the batch itself (both clients); an older report shows `{ batch }`, also read. */
 export const getBatchResponse = createBatchResponse;
@@ -95,20 +91,28 @@ export const listBatchesResponse = arrayOrWrapped('batches', batch);
  * One task added to a batch: `id`, optional, is the caller's own key, listed back as `task_id`. The per-task
  * fields are those the JS client sends (`strategy` is the deprecated alias of `research_strategy`).
  */
-export const batchTaskInput = z.looseObject({
-  query: z.string().trim().min(1, 'must not be empty').max(25_000, 'is at most 25,000 characters'),
-  id: z.string().min(1, 'must not be empty').max(256).optional(),
-  research_strategy: z.string().max(15_000).optional(),
-  strategy: z.string().max(15_000).optional(),
-  report_format: z.string().max(15_000).optional(),
-  urls: z.array(z.url({ error: 'must be a URL' })).max(10, 'at most 10 URLs').optional(),
-  metadata: metadata.optional(),
-}).superRefine(refuseBatchOnlyFeatures);
+export const batchTaskInput = z
+  .looseObject({
+    query: z.string().trim().min(1, 'must not be empty').max(25_000, 'is at most 25,000 characters'),
+    id: z.string().min(1, 'must not be empty').max(256).optional(),
+    research_strategy: z.string().max(15_000).optional(),
+    strategy: z.string().max(15_000).optional(),
+    report_format: z.string().max(15_000).optional(),
+    urls: z
+      .array(z.url({ error: 'must be a URL' }))
+      .max(10, 'at most 10 URLs')
+      .optional(),
+    metadata: metadata.optional(),
+  })
+  .superRefine(refuseBatchOnlyFeatures);
 export type BatchTaskInput = z.infer<typeof batchTaskInput>;
 
 /** `POST /v1/deepresearch/batches/{id}/tasks` body: 1 to 100 tasks with distinct ids. */
 export const addBatchTasksRequest = z.strictObject({
-  tasks: z.array(batchTaskInput).min(1, 'needs at least 1 task').max(100, 'at most 100 tasks per request')
+  tasks: z
+    .array(batchTaskInput)
+    .min(1, 'needs at least 1 task')
+    .max(100, 'at most 100 tasks per request')
     .superRefine((tasks, ctx) => {
       const seen = new Set<string>();
       tasks.forEach((entry, index) => {
@@ -143,20 +147,20 @@ export type ListBatchTasksQuery = z.input<typeof listBatchTasksQuery>;
  * emulator wrote `batch_task_id`; either is read into `task_id`). Outputs come with `include_output=true`.
  */
 export const batchTaskItem = z.looseObject({
-    deepresearch_id: z.string().min(1),
-    task_id: z.string().optional(),
-    query: z.string(),
-    status: taskStatus,
-    created_at: serviceTimestamp,
-    completed_at: z.string().optional(),
-    output_type: z.enum(['markdown', 'json', 'toon']).optional(),
-    output: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-    sources: z.array(z.looseObject({ title: z.string().optional(), url: z.string().optional() })).optional(),
-    images: z.array(z.unknown()).optional(),
-    pdf_url: z.string().optional(),
-    deliverables: z.unknown().optional(),
-    error: z.string().optional(),
-    cost: z.number().nonnegative().optional(),
+  deepresearch_id: z.string().min(1),
+  task_id: z.string().optional(),
+  query: z.string(),
+  status: taskStatus,
+  created_at: serviceTimestamp,
+  completed_at: z.string().optional(),
+  output_type: z.enum(['markdown', 'json', 'toon']).optional(),
+  output: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  sources: z.array(z.looseObject({ title: z.string().optional(), url: z.string().optional() })).optional(),
+  images: z.array(z.unknown()).optional(),
+  pdf_url: z.string().optional(),
+  deliverables: z.unknown().optional(),
+  error: z.string().optional(),
+  cost: z.number().nonnegative().optional(),
 });
 export const batchTask = z.preprocess(
   (item) => (isRecord(item) && item.task_id === undefined && typeof item.batch_task_id === 'string' ? { ...item, task_id: item.batch_task_id } : item),

@@ -42,10 +42,7 @@ export const checkpointResponseSchemas = {
 } as const satisfies Record<CheckpointType, z.ZodType>;
 
 /** Any checkpoint response. */
-export type CheckpointResponse =
-  | z.infer<typeof planningQuestionsResponse>
-  | z.infer<typeof reviewResponse>
-  | z.infer<typeof sourceReviewResponse>;
+export type CheckpointResponse = z.infer<typeof planningQuestionsResponse> | z.infer<typeof reviewResponse> | z.infer<typeof sourceReviewResponse>;
 
 /** `POST /v1/deepresearch/tasks/{id}/respond` body. */
 export const respondRequest = z.strictObject({

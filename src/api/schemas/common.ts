@@ -9,18 +9,29 @@ export const searchType = z.enum(['all', 'web', 'proprietary', 'news']);
 export type SearchType = z.infer<typeof searchType>;
 
 /** Ranking nudges: keys are domains or URL paths, values integers from -5 to +5. */
-export const sourceBiases = z.record(
-  z.string().min(1),
-  z.int({ error: 'must be an integer from -5 to 5' }).min(-5).max(5),
-);
+export const sourceBiases = z.record(z.string().min(1), z.int({ error: 'must be an integer from -5 to 5' }).min(-5).max(5));
 
 /** Domains, URLs, dataset ids, preset names, `web` or `collection:<NAME>`. */
 export const sourceList = z.array(z.string().min(1, 'must not be empty'));
 
 /** Search presets usable in `included_sources` (not in `excluded_sources`). */
 export const SEARCH_PRESETS = [
-  'academic', 'finance', 'patent', 'transportation', 'politics', 'legal', 'health', 'genomics',
-  'chemistry', 'physics', 'pulse', 'cybersecurity', 'environment', 'automotive', 'compliance', 'medical',
+  'academic',
+  'finance',
+  'patent',
+  'transportation',
+  'politics',
+  'legal',
+  'health',
+  'genomics',
+  'chemistry',
+  'physics',
+  'pulse',
+  'cybersecurity',
+  'environment',
+  'automotive',
+  'compliance',
+  'medical',
 ] as const;
 
 /** DeepResearch modes with their fixed per-task price (USD) and maximum step count (spec section 8). */
@@ -49,8 +60,14 @@ export const reportedMode = z
  * milliseconds: no date after 1973 is ambiguous under that rule.
  */
 export const serviceTimestamp = z.union([
-  z.string().min(1).refine((text) => !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 date-time'),
-  z.number().nonnegative().transform((value) => new Date(value < 1e11 ? value * 1000 : value).toISOString()),
+  z
+    .string()
+    .min(1)
+    .refine((text) => !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 date-time'),
+  z
+    .number()
+    .nonnegative()
+    .transform((value) => new Date(value < 1e11 ? value * 1000 : value).toISOString()),
 ]);
 
 /** Accepts a bare array, or the array under `key` of a wrapper object (some deployments wrap lists). */
@@ -84,16 +101,47 @@ export function jsonLength(value: unknown): number {
 
 /** The ISO 3166-1 alpha-2 codes Answer accepts, plus `ALL`. */
 export const ANSWER_COUNTRY_CODES = [
-  'ALL', 'AR', 'AU', 'AT', 'BE', 'BR', 'CA', 'CL', 'DK', 'FI', 'FR', 'DE', 'HK', 'IN', 'ID', 'IT', 'JP',
-  'KR', 'MY', 'MX', 'NL', 'NZ', 'NO', 'CN', 'PL', 'PT', 'PH', 'RU', 'SA', 'ZA', 'ES', 'SE', 'CH', 'TW',
-  'TR', 'GB', 'US',
+  'ALL',
+  'AR',
+  'AU',
+  'AT',
+  'BE',
+  'BR',
+  'CA',
+  'CL',
+  'DK',
+  'FI',
+  'FR',
+  'DE',
+  'HK',
+  'IN',
+  'ID',
+  'IT',
+  'JP',
+  'KR',
+  'MY',
+  'MX',
+  'NL',
+  'NZ',
+  'NO',
+  'CN',
+  'PL',
+  'PT',
+  'PH',
+  'RU',
+  'SA',
+  'ZA',
+  'ES',
+  'SE',
+  'CH',
+  'TW',
+  'TR',
+  'GB',
+  'US',
 ] as const;
 
 /** Adds an issue unless `start <= end` for two optional dates. */
-export function checkDateOrder(
-  value: { start_date?: string | undefined; end_date?: string | undefined },
-  ctx: z.RefinementCtx,
-): void {
+export function checkDateOrder(value: { start_date?: string | undefined; end_date?: string | undefined }, ctx: z.RefinementCtx): void {
   if (value.start_date && value.end_date && value.start_date > value.end_date) {
     ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must not be before start_date' });
   }

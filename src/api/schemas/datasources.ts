@@ -2,7 +2,16 @@ import { z } from 'zod';
 
 /** Category identifiers of the catalogue. */
 export const DATASOURCE_CATEGORIES = [
-  'research', 'healthcare', 'markets', 'company', 'economic', 'predictions', 'transportation', 'legal', 'politics', 'patents',
+  'research',
+  'healthcare',
+  'markets',
+  'company',
+  'economic',
+  'predictions',
+  'transportation',
+  'legal',
+  'politics',
+  'patents',
 ] as const;
 export const datasourceCategoryId = z.enum(DATASOURCE_CATEGORIES);
 

@@ -27,7 +27,10 @@ export const searchRequest = z
     response_length: z.union([z.enum(['short', 'medium', 'large', 'max']), z.int().positive()]).optional(),
     start_date: dateBound.optional(),
     end_date: dateBound.optional(),
-    country_code: z.string().regex(/^([A-Za-z]{2}|ALL)$/, 'must be an ISO 3166-1 alpha-2 code or ALL').optional(),
+    country_code: z
+      .string()
+      .regex(/^([A-Za-z]{2}|ALL)$/, 'must be an ISO 3166-1 alpha-2 code or ALL')
+      .optional(),
     is_tool_call: z.boolean().optional(),
     fast_mode: z.boolean().optional(),
     category: z.string().min(1, 'must not be empty').optional(),
@@ -50,7 +53,9 @@ export type SearchRequest = z.input<typeof searchRequest>;
  * A result's content: text, or (a structured dataset such as market data) an object or an array of
  * records; both clients type it `string | object | array`.
  */
-export const resultContent = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: 'must be a string, an object or an array' });
+export const resultContent = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+  error: 'must be a string, an object or an array',
+});
 
 /** A result's content as text: structured content as its JSON. */
 export function contentText(content: z.infer<typeof resultContent>): string {
@@ -109,7 +114,11 @@ const contentsFields = {
 
 /** `POST /v1/contents` body, answered at once: up to 10 URLs (the fields the official clients send). */
 export const contentsRequest = z
-  .strictObject({ ...contentsFields, urls: contentsFields.urls.max(10, 'at most 10 URLs per request (use a contents job for up to 50)'), async: z.literal(false).optional() })
+  .strictObject({
+    ...contentsFields,
+    urls: contentsFields.urls.max(10, 'at most 10 URLs per request (use a contents job for up to 50)'),
+    async: z.literal(false).optional(),
+  })
   .superRefine(checkDateOrder);
 export type ContentsRequest = z.input<typeof contentsRequest>;
 

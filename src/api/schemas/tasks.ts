@@ -36,13 +36,16 @@ export const deliverableRequest = z.union([
  * One tool's setting: on or off, or `{ enabled, max_calls }` (the JS client's `ToolConfig`: `max_calls` can
  * only lower the service's own limit, and 0 turns the tool off).
  */
-export const toolSetting = z.union([
-  z.boolean(),
-  z.strictObject({
-    enabled: z.boolean().optional(),
-    max_calls: z.int({ error: 'must be a whole number' }).min(0, 'must be 0 or more').optional(),
-  }),
-], { error: 'must be a boolean or { enabled, max_calls }' });
+export const toolSetting = z.union(
+  [
+    z.boolean(),
+    z.strictObject({
+      enabled: z.boolean().optional(),
+      max_calls: z.int({ error: 'must be a whole number' }).min(0, 'must be 0 or more').optional(),
+    }),
+  ],
+  { error: 'must be a boolean or { enabled, max_calls }' },
+);
 export type ToolSetting = z.infer<typeof toolSetting>;
 
 /** True when a tool setting turns the tool on (`max_calls: 0` turns it off). */
@@ -71,12 +74,14 @@ export const hitlConfig = z.looseObject({
 export type HitlConfig = z.infer<typeof hitlConfig>;
 
 /** An attached file (inline data or a URL). */
-export const taskFile = z.looseObject({
-  filename: z.string().min(1).optional(),
-  data: z.string().min(1).optional(),
-  url: z.url().optional(),
-  media_type: z.string().optional(),
-}).refine((file) => file.data !== undefined || file.url !== undefined, 'a file needs data or url');
+export const taskFile = z
+  .looseObject({
+    filename: z.string().min(1).optional(),
+    data: z.string().min(1).optional(),
+    url: z.url().optional(),
+    media_type: z.string().optional(),
+  })
+  .refine((file) => file.data !== undefined || file.url !== undefined, 'a file needs data or url');
 
 /** An extra MCP server offered to the agent. */
 export const mcpServer = z.looseObject({ url: z.url(), name: z.string().optional() });
@@ -98,7 +103,10 @@ const taskRequestFields = {
   research_strategy: z.string().max(15_000).optional(),
   strategy: z.string().max(15_000).optional(),
   report_format: z.string().max(15_000).optional(),
-  urls: z.array(z.url({ error: 'must be a URL' })).max(10, 'at most 10 URLs').optional(),
+  urls: z
+    .array(z.url({ error: 'must be a URL' }))
+    .max(10, 'at most 10 URLs')
+    .optional(),
   files: z.array(taskFile).max(10, 'at most 10 files').optional(),
   output_formats: outputFormats.optional(),
   metadata: metadata.optional(),
@@ -118,7 +126,11 @@ const taskRequestFields = {
 };
 
 type AliasPair = readonly [current: string, deprecated: string];
-const ALIASES: readonly AliasPair[] = [['query', 'input'], ['mode', 'model'], ['research_strategy', 'strategy']];
+const ALIASES: readonly AliasPair[] = [
+  ['query', 'input'],
+  ['mode', 'model'],
+  ['research_strategy', 'strategy'],
+];
 
 /**
  * `POST /v1/deepresearch/tasks` body (spec 2.4). Deprecated aliases (`input`, `model`, `strategy`,
@@ -134,14 +146,22 @@ export const createTaskRequest = z
       }
     }
     if (value.code_execution !== undefined && value.tools?.code_execution !== undefined && value.code_execution !== value.tools.code_execution) {
-      ctx.addIssue({ code: 'custom', path: ['code_execution'], message: 'deprecated alias of tools.code_execution; give one of them, not two different values' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['code_execution'],
+        message: 'deprecated alias of tools.code_execution; give one of them, not two different values',
+      });
     }
     if (value.query === undefined && value.input === undefined && value.workflow_id === undefined) {
       ctx.addIssue({ code: 'custom', path: ['query'], message: 'is required (unless workflow_id is given)' });
     }
     const strategyLength = (value.research_strategy ?? value.strategy ?? '').length + (value.report_format ?? '').length;
     if (strategyLength > 15_000) {
-      ctx.addIssue({ code: 'custom', path: ['report_format'], message: `research_strategy plus report_format is ${strategyLength} characters; at most 15,000 combined` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['report_format'],
+        message: `research_strategy plus report_format is ${strategyLength} characters; at most 15,000 combined`,
+      });
     }
     if (value.workflow_params !== undefined && value.workflow_id === undefined) {
       ctx.addIssue({ code: 'custom', path: ['workflow_params'], message: 'needs workflow_id' });

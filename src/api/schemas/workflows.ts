@@ -15,12 +15,14 @@ export const workflowVariable = z.looseObject({
   placeholder: z.string().optional(),
   help: z.string().optional(),
   examples: z.array(z.string()).optional(),
-  validation: z.looseObject({
-    min_length: z.int().min(0).optional(),
-    max_length: z.int().min(0).optional(),
-    pattern: z.string().optional(),
-    enum: z.array(z.string()).optional(),
-  }).optional(),
+  validation: z
+    .looseObject({
+      min_length: z.int().min(0).optional(),
+      max_length: z.int().min(0).optional(),
+      pattern: z.string().optional(),
+      enum: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 export type WorkflowVariable = z.infer<typeof workflowVariable>;
 
@@ -77,10 +79,7 @@ export const listWorkflowsQuery = z.strictObject({
 export type ListWorkflowsQuery = z.input<typeof listWorkflowsQuery>;
 
 /** `GET /v1/workflows/{slug}`, `POST /v1/workflows` and `PATCH /v1/workflows/{slug}` response: the record itself; `{ workflow }` is also read. */
-export const getWorkflowResponse = z.preprocess(
-  (body) => (isRecord(body) && isRecord(body.workflow) ? body.workflow : body),
-  workflowRecord,
-);
+export const getWorkflowResponse = z.preprocess((body) => (isRecord(body) && isRecord(body.workflow) ? body.workflow : body), workflowRecord);
 
 /** A template body: the first version of a new workflow, or a new version of one (which needs a changelog). */
 export const workflowVersionInput = z.strictObject({
@@ -116,7 +115,12 @@ export type CreateWorkflowRequest = z.input<typeof createWorkflowRequest>;
 /** `PATCH /v1/workflows/{slug}` body: metadata and/or a new version (versions are append-only). */
 export const updateWorkflowRequest = z.strictObject({
   title: z.string().trim().min(1, 'must not be empty').optional(),
-  version: workflowVersionInput.refine((version) => version.changelog !== undefined && version.changelog.trim() !== '', { message: 'a new version needs a changelog', path: ['changelog'] }).optional(),
+  version: workflowVersionInput
+    .refine((version) => version.changelog !== undefined && version.changelog.trim() !== '', {
+      message: 'a new version needs a changelog',
+      path: ['changelog'],
+    })
+    .optional(),
   set_current: z.boolean().optional(),
   ...workflowMetadataFields,
 });

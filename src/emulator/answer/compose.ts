@@ -28,7 +28,14 @@ function markdownAnswer(query: string, results: readonly SearchResult[]): string
   }
   const points = results.slice(0, 4).map((result, index) => `- ${firstSentence(contentText(result.content))} [${index + 1}]`);
   const sources = results.map((result, index) => `[${index + 1}] ${result.title} - ${result.url}`);
-  return [`Based on ${results.length} source${results.length === 1 ? '' : 's'}, here is what is known about "${query}":`, '', ...points, '', 'Sources:', ...sources].join('\n');
+  return [
+    `Based on ${results.length} source${results.length === 1 ? '' : 's'}, here is what is known about "${query}":`,
+    '',
+    ...points,
+    '',
+    'Sources:',
+    ...sources,
+  ].join('\n');
 }
 
 /** Composes the grounded answer (Markdown with citations, or a JSON object for `structured_output`). */
@@ -40,8 +47,8 @@ export function composeAnswer(input: {
 }): ComposedAnswer {
   const structured = input.structuredOutput !== undefined;
   const text = structured ? JSON.stringify(generateFromSchema(input.structuredOutput, input.query)) : markdownAnswer(input.query, input.results);
-  const promptCharacters = input.query.length + (input.systemInstructions ?? '').length
-    + input.results.reduce((sum, result) => sum + result.length + result.title.length, 0);
+  const promptCharacters =
+    input.query.length + (input.systemInstructions ?? '').length + input.results.reduce((sum, result) => sum + result.length + result.title.length, 0);
   const inputTokens = 250 + Math.ceil(promptCharacters / 4);
   const outputTokens = Math.ceil(text.length / 4);
   const aiCostUsd = roundUsd((inputTokens * INPUT_PRICE_PER_MILLION + outputTokens * OUTPUT_PRICE_PER_MILLION) / 1_000_000);

@@ -1,6 +1,4 @@
-import {
-  answerContentEvent, answerMetadataEvent, answerRequest, answerSearchResultsEvent, type SearchResult,
-} from '../../api/schemas';
+import { answerContentEvent, answerMetadataEvent, answerRequest, answerSearchResultsEvent, type SearchResult } from '../../api/schemas';
 import type { FaultInjector } from '../faults';
 import { runSearch, type SearchPlan } from '../search/engine';
 import { selectSources } from '../search/sources';
@@ -55,7 +53,12 @@ export function answerRoute(ctx: EmulatorContext, options: AnswerRouteOptions): 
       };
       const searchTxId = `tx_${ctx.random.hex(24)}`;
       const results = withinBudget(runSearch(plan, account, ctx.random).results, request.data_max_price ?? 1);
-      const answer = composeAnswer({ query: request.query, results, structuredOutput: request.structured_output, systemInstructions: request.system_instructions });
+      const answer = composeAnswer({
+        query: request.query,
+        results,
+        structuredOutput: request.structured_output,
+        systemInstructions: request.system_instructions,
+      });
       const searchCost = totalPrice(results);
       const total = roundUsd(ANSWER_BASE_PRICE + searchCost + answer.aiCostUsd);
       ctx.accounts.charge(account, total, 'answer', request.query);
@@ -66,7 +69,12 @@ export function answerRoute(ctx: EmulatorContext, options: AnswerRouteOptions): 
         search_results: results.map(streamResult),
         search_metadata: { tx_ids: [searchTxId], number_of_results: results.length, total_characters: results.reduce((sum, result) => sum + result.length, 0) },
         ai_usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
-        cost: { total_deduction_dollars: total, search_deduction_dollars: searchCost, ai_deduction_dollars: roundUsd(total - searchCost), contents_deduction_dollars: 0 },
+        cost: {
+          total_deduction_dollars: total,
+          search_deduction_dollars: searchCost,
+          ai_deduction_dollars: roundUsd(total - searchCost),
+          contents_deduction_dollars: 0,
+        },
       });
       const events = [
         shapeResponse(answerSearchResultsEvent, { search_results: results.map(streamResult) }),

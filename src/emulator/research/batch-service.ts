@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import {
-  addBatchTasksRequest, createBatchRequest, listBatchTasksQuery,
-  type AddBatchTasksResponse, type Batch, type CancelBatchResponse, type listBatchTasksResponse,
+  addBatchTasksRequest,
+  createBatchRequest,
+  listBatchTasksQuery,
+  type AddBatchTasksResponse,
+  type Batch,
+  type CancelBatchResponse,
+  type listBatchTasksResponse,
 } from '../../api/schemas/batches';
 import type { TaskStatus } from '../../api/schemas/tasks';
 import { generateWebhookSecret } from '../../api/webhooks';
@@ -80,7 +85,10 @@ export class BatchService {
     this.tasks.lifecycle.sync();
     const { limit } = parseRequest(listBatchesQuery, queryObject(query), 'query');
     const ids = [...(this.#byOrganization.get(account.organization) ?? [])].reverse().slice(0, limit);
-    return ids.flatMap((id) => { const batch = this.#batches.get(id); return batch ? [batchView(batch)] : []; });
+    return ids.flatMap((id) => {
+      const batch = this.#batches.get(id);
+      return batch ? [batchView(batch)] : [];
+    });
   }
 
   /**
@@ -95,7 +103,8 @@ export class BatchService {
       throw EmulatorHttpError.of(409, `Batch is ${batch.status}; tasks can be added only while it is open or processing`);
     }
     tasks.forEach((entry, index) => {
-      if (entry.id !== undefined && batch.keys.has(entry.id)) throw EmulatorHttpError.of(400, `Invalid request parameters: tasks[${index}].id: duplicate task id "${entry.id}" (already in this batch)`);
+      if (entry.id !== undefined && batch.keys.has(entry.id))
+        throw EmulatorHttpError.of(400, `Invalid request parameters: tasks[${index}].id: duplicate task id "${entry.id}" (already in this batch)`);
     });
     const price = priceOf(batch.config, this.options);
     this.ctx.accounts.charge(account, roundUsd(price.costUsd * tasks.length), `deepresearch batch ${batch.id}: ${tasks.length} ${batch.config.mode} tasks`);
@@ -103,10 +112,22 @@ export class BatchService {
     batch.costUsd = roundUsd(batch.costUsd + price.costUsd * tasks.length);
     const added = tasks.map((entry) => {
       const metadata = batch.metadata || entry.metadata ? { ...batch.metadata, ...entry.metadata } : undefined;
-      const task = newTaskRecord({
-        id: randomUuid(this.ctx.random), organization: batch.organization, query: entry.query, config: batch.config, metadata,
-        costUsd: price.costUsd, costBreakdown: price.breakdown, batchId: batch.id, batchTaskId: entry.id,
-      }, this.ctx.random, this.options, now);
+      const task = newTaskRecord(
+        {
+          id: randomUuid(this.ctx.random),
+          organization: batch.organization,
+          query: entry.query,
+          config: batch.config,
+          metadata,
+          costUsd: price.costUsd,
+          costBreakdown: price.breakdown,
+          batchId: batch.id,
+          batchTaskId: entry.id,
+        },
+        this.ctx.random,
+        this.options,
+        now,
+      );
       batch.positions.set(task.id, batch.taskIds.length);
       batch.taskIds.push(task.id);
       if (entry.id !== undefined) batch.keys.add(entry.id);
@@ -165,7 +186,12 @@ export class BatchService {
         cancelled += 1;
       }
     }
-    return { batch_id: batch.id, status: 'cancelled', cancelled_count: cancelled, message: `Batch cancelled; ${cancelled} queued or running task(s) cancelled` };
+    return {
+      batch_id: batch.id,
+      status: 'cancelled',
+      cancelled_count: cancelled,
+      message: `Batch cancelled; ${cancelled} queued or running task(s) cancelled`,
+    };
   }
 
   /** Keeps counts current and finishes the batch (with its webhook) when its last task stops. */

@@ -25,9 +25,16 @@ export function batchView(batch: BatchRecord): Batch {
 /** The batch webhook body: `event` is always `batch.completed`; `status` tells completed from completed_with_errors. */
 export function batchWebhookBody(batch: BatchRecord, at: number): Record<string, unknown> {
   return {
-    event: 'batch.completed', batch_id: batch.id, status: batch.status, counts: { ...batch.counts }, cost: batch.costUsd,
-    ...(batch.name ? { name: batch.name } : {}), ...(batch.metadata ? { metadata: batch.metadata } : {}),
-    created_at: iso(batch.createdAt), completed_at: iso(at), timestamp: iso(at),
+    event: 'batch.completed',
+    batch_id: batch.id,
+    status: batch.status,
+    counts: { ...batch.counts },
+    cost: batch.costUsd,
+    ...(batch.name ? { name: batch.name } : {}),
+    ...(batch.metadata ? { metadata: batch.metadata } : {}),
+    created_at: iso(batch.createdAt),
+    completed_at: iso(at),
+    timestamp: iso(at),
   };
 }
 

@@ -77,10 +77,7 @@ export function hitlHistoryView(task: TaskRecord): HitlHistoryEntry[] {
 }
 
 /** Checks a response against the schema of the checkpoint type it answers. */
-export function parseCheckpointResponse(
-  type: CheckpointType,
-  response: unknown,
-): { ok: true; value: CheckpointResponse } | { ok: false; error: z.ZodError } {
+export function parseCheckpointResponse(type: CheckpointType, response: unknown): { ok: true; value: CheckpointResponse } | { ok: false; error: z.ZodError } {
   const result = checkpointResponseSchemas[type].safeParse(response);
   return result.success ? { ok: true, value: result.data } : { ok: false, error: result.error };
 }

@@ -31,25 +31,44 @@ export const researchOptions = z.strictObject({
   /** Most tasks running at once across the emulator; the rest wait as `queued`. */
   capacity: z.int().min(1).default(100),
   /** Work time of a task per mode (excludes time queued or waiting at a checkpoint). */
-  durationsMs: z.strictObject({
-    fast: z.number().positive().default(3 * MINUTE),
-    standard: z.number().positive().default(15 * MINUTE),
-    heavy: z.number().positive().default(45 * MINUTE),
-    max: z.number().positive().default(90 * MINUTE),
-  }).prefault({}),
+  durationsMs: z
+    .strictObject({
+      fast: z
+        .number()
+        .positive()
+        .default(3 * MINUTE),
+      standard: z
+        .number()
+        .positive()
+        .default(15 * MINUTE),
+      heavy: z
+        .number()
+        .positive()
+        .default(45 * MINUTE),
+      max: z
+        .number()
+        .positive()
+        .default(90 * MINUTE),
+    })
+    .prefault({}),
   /** Each task's duration is scaled by a seeded factor in [1 - jitter, 1 + jitter]. */
   durationJitter: z.number().min(0).max(0.9).default(0.2),
   /** Share of tasks that fail part-way (seeded). */
   failureRate: z.number().min(0).max(1).default(0),
   /** How long a checkpoint waits for an answer before the task is `paused`. */
-  checkpointTimeoutMs: z.number().positive().default(5 * MINUTE),
+  checkpointTimeoutMs: z
+    .number()
+    .positive()
+    .default(5 * MINUTE),
   /** USD added to the mode price for each enabled optional tool. */
-  toolSurchargesUsd: z.strictObject({
-    code_execution: z.number().nonnegative().default(0.1),
-    screenshots: z.number().nonnegative().default(0.05),
-    browser_use: z.number().nonnegative().default(0.2),
-    charts: z.number().nonnegative().default(0.05),
-  }).prefault({}),
+  toolSurchargesUsd: z
+    .strictObject({
+      code_execution: z.number().nonnegative().default(0.1),
+      screenshots: z.number().nonnegative().default(0.05),
+      browser_use: z.number().nonnegative().default(0.2),
+      charts: z.number().nonnegative().default(0.05),
+    })
+    .prefault({}),
   webhooks: webhookOptions.prefault({}),
   /** Completed tasks whose generated outputs are kept in memory; others are regenerated on read. */
   outputCacheSize: z.int().min(1).default(256),

@@ -74,10 +74,13 @@ export class EventScheduler {
     if (this.#timer && this.#timer.at <= head.at) return;
     this.#timer?.handle.cancel();
     const at = head.at;
-    const handle = this.#clock.setTimeout(() => {
-      if (this.#timer?.handle === handle) this.#timer = undefined;
-      this.runDue(Math.max(at, this.#clock.now()));
-    }, Math.max(0, at - this.#clock.now()));
+    const handle = this.#clock.setTimeout(
+      () => {
+        if (this.#timer?.handle === handle) this.#timer = undefined;
+        this.runDue(Math.max(at, this.#clock.now()));
+      },
+      Math.max(0, at - this.#clock.now()),
+    );
     this.#timer = { handle, at };
   }
 

@@ -78,7 +78,6 @@ export function priceOf(config: TaskConfig, options: ResearchOptions): { costUsd
   return { costUsd: total, breakdown: { task: base, ...surcharges } };
 }
 
-
 /** What a new task record needs besides its configuration. */
 export interface NewTaskInput {
   id: string;

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { respondRequest } from '../../api/schemas/checkpoints';
-import { createTaskRequest, setTaskPublicRequest, updateTaskRequest, type CreateTaskResponse, type listTasksResponse, type SetTaskPublicResponse, type Task } from '../../api/schemas/tasks';
+import {
+  createTaskRequest,
+  setTaskPublicRequest,
+  updateTaskRequest,
+  type CreateTaskResponse,
+  type listTasksResponse,
+  type SetTaskPublicResponse,
+  type Task,
+} from '../../api/schemas/tasks';
 import type { RespondResponse } from '../../api/schemas/checkpoints';
 import type { TaskActionResponse } from '../../api/schemas/common';
 import { generateWebhookSecret } from '../../api/webhooks';
@@ -19,14 +27,23 @@ import { createdView, originOf, summaryView, taskView, type ViewContext } from '
 import { isRecord } from '../../shared/guards';
 
 const listQuery = z.looseObject({
-  limit: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(1, 'must be at least 1').max(100, 'must be at most 100'))
+    .optional(),
 });
 
 /** The DeepResearch task operations behind the routes; each first catches up on due transitions. */
 export class TaskService {
   readonly outputs: OutputCache;
 
-  constructor(private readonly ctx: EmulatorContext, private readonly options: ResearchOptions, readonly lifecycle: TaskLifecycle) {
+  constructor(
+    private readonly ctx: EmulatorContext,
+    private readonly options: ResearchOptions,
+    readonly lifecycle: TaskLifecycle,
+  ) {
     this.outputs = new OutputCache(options.outputCacheSize);
   }
 
@@ -48,16 +65,21 @@ export class TaskService {
     const { query, config } = configFromRequest(request, workflow);
     const price = priceOf(config, this.options);
     this.ctx.accounts.charge(account, price.costUsd, `deepresearch task (${config.mode})`);
-    const task = newTaskRecord({
-      id: randomUuid(this.ctx.random),
-      organization: account.organization,
-      query,
-      config,
-      metadata: request.metadata,
-      costUsd: price.costUsd,
-      costBreakdown: price.breakdown,
-      webhookSecret: config.webhookUrl ? generateWebhookSecret() : undefined,
-    }, this.ctx.random, this.options, now);
+    const task = newTaskRecord(
+      {
+        id: randomUuid(this.ctx.random),
+        organization: account.organization,
+        query,
+        config,
+        metadata: request.metadata,
+        costUsd: price.costUsd,
+        costBreakdown: price.breakdown,
+        webhookSecret: config.webhookUrl ? generateWebhookSecret() : undefined,
+      },
+      this.ctx.random,
+      this.options,
+      now,
+    );
     this.lifecycle.admit(task, now, true);
     this.ctx.stats.recordTaskCreated(request.metadata);
     return createdView(task);
@@ -87,7 +109,10 @@ export class TaskService {
     const work = workAt(task, now);
     const step = currentStep(task.config.mode, work, task.durationMs);
     if (inWritingPhase(work, task.durationMs)) {
-      throw EmulatorHttpError.of(409, `Task is in its writing phase (step ${step} of ${totalSteps(task.config.mode)}; writing starts at step ${writingPhaseStep(task.config.mode)}); follow-up instructions are accepted only before writing begins`);
+      throw EmulatorHttpError.of(
+        409,
+        `Task is in its writing phase (step ${step} of ${totalSteps(task.config.mode)}; writing starts at step ${writingPhaseStep(task.config.mode)}); follow-up instructions are accepted only before writing begins`,
+      );
     }
     task.instructions.push({ text: instruction, at: now, step });
     return { success: true, message: 'Instruction added; the research agent will take it into account', deepresearch_id: task.id };
@@ -109,11 +134,19 @@ export class TaskService {
     }
     const request = parsed.data;
     if (request.interaction_id !== current.id) {
-      throw EmulatorHttpError.of(409, `interaction_id ${request.interaction_id} is not the task's current checkpoint (current: ${current.id}, ${current.type})`);
+      throw EmulatorHttpError.of(
+        409,
+        `interaction_id ${request.interaction_id} is not the task's current checkpoint (current: ${current.id}, ${current.type})`,
+      );
     }
     const answer = this.#checkAnswer(current.type, request.response);
     this.lifecycle.answer(task, answer, now);
-    return { success: true, message: `Checkpoint ${current.type} answered; the task resumes when a research slot is free`, deepresearch_id: task.id, status: task.status };
+    return {
+      success: true,
+      message: `Checkpoint ${current.type} answered; the task resumes when a research slot is free`,
+      deepresearch_id: task.id,
+      status: task.status,
+    };
   }
 
   /** `POST .../cancel`: only queued or running tasks. */
@@ -163,4 +196,3 @@ export class TaskService {
     return result.value;
   }
 }
-

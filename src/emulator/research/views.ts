@@ -116,13 +116,22 @@ function outputFields(task: TaskRecord, view: ViewContext): Partial<Task> {
   fields.output_type = outputs.outputType;
   const files = [...outputs.files.values()];
   const createdAt = task.finishedAt ?? view.now;
-  fields.images = files.filter((file) => file.kind === 'image').map((file): TaskImage => ({
-    image_id: file.id, image_type: file.type, deepresearch_id: task.id, title: file.title, image_url: assetUrl(view.origin, task, file.id),
-    s3_key: s3Key(task, file), created_at: createdAt, ...(file.type === 'chart' ? { chart_type: 'bar' } : {}),
-  }));
+  fields.images = files
+    .filter((file) => file.kind === 'image')
+    .map((file): TaskImage => ({
+      image_id: file.id,
+      image_type: file.type,
+      deepresearch_id: task.id,
+      title: file.title,
+      image_url: assetUrl(view.origin, task, file.id),
+      s3_key: s3Key(task, file),
+      created_at: createdAt,
+      ...(file.type === 'chart' ? { chart_type: 'bar' } : {}),
+    }));
   const pdf = outputs.files.get(PDF_ASSET_ID);
   if (pdf) fields.pdf_url = assetUrl(view.origin, task, pdf.id);
-  if (task.config.deliverables.length > 0) fields.deliverables = files.filter((file) => file.kind === 'deliverable').map((file) => deliverableView(task, file, view.origin, createdAt));
+  if (task.config.deliverables.length > 0)
+    fields.deliverables = files.filter((file) => file.kind === 'deliverable').map((file) => deliverableView(task, file, view.origin, createdAt));
   return fields;
 }
 
@@ -134,9 +143,15 @@ function s3Key(task: TaskRecord, file: TaskFile): string {
 /** A generated deliverable: `request` is what was asked for, `title` the file's name. */
 function deliverableView(task: TaskRecord, file: TaskFile, origin: string, createdAt: number): DeliverableFile {
   return {
-    id: file.id, request: file.description ?? file.title, type: file.type, status: 'completed', title: file.filename,
+    id: file.id,
+    request: file.description ?? file.title,
+    type: file.type,
+    status: 'completed',
+    title: file.filename,
     ...(file.description ? { description: file.description } : {}),
-    url: assetUrl(origin, task, file.id), s3_key: s3Key(task, file), created_at: createdAt,
+    url: assetUrl(origin, task, file.id),
+    s3_key: s3Key(task, file),
+    created_at: createdAt,
   };
 }
 
@@ -149,19 +164,34 @@ function phaseOf(task: TaskRecord, work: number): string {
 }
 
 function messagesView(task: TaskRecord, now: number): Record<string, unknown>[] {
-  const messages: { at: number; message: Record<string, unknown> }[] = [
-    { at: task.createdAt, message: { role: 'user', type: 'query', content: task.query } },
-  ];
+  const messages: { at: number; message: Record<string, unknown> }[] = [{ at: task.createdAt, message: { role: 'user', type: 'query', content: task.query } }];
   for (const entry of task.history) {
-    messages.push({ at: entry.respondedAt, message: { role: 'user', type: 'checkpoint_response', checkpoint: entry.type, content: JSON.stringify(entry.response) } });
+    messages.push({
+      at: entry.respondedAt,
+      message: { role: 'user', type: 'checkpoint_response', checkpoint: entry.type, content: JSON.stringify(entry.response) },
+    });
   }
   for (const instruction of task.instructions) {
     messages.push({ at: instruction.at, message: { role: 'user', type: 'instruction', content: instruction.text } });
-    messages.push({ at: instruction.at, message: { role: 'assistant', type: 'acknowledgement', content: `Noted; the remaining research and the report will take this into account: ${instruction.text}` } });
+    messages.push({
+      at: instruction.at,
+      message: {
+        role: 'assistant',
+        type: 'acknowledgement',
+        content: `Noted; the remaining research and the report will take this into account: ${instruction.text}`,
+      },
+    });
   }
   if (task.status === 'running') {
     const work = workAt(task, now);
-    messages.push({ at: now, message: { role: 'assistant', type: 'progress', content: `Step ${currentStep(task.config.mode, work, task.durationMs)} of ${totalSteps(task.config.mode)}: ${phaseOf(task, work)}` } });
+    messages.push({
+      at: now,
+      message: {
+        role: 'assistant',
+        type: 'progress',
+        content: `Step ${currentStep(task.config.mode, work, task.durationMs)} of ${totalSteps(task.config.mode)}: ${phaseOf(task, work)}`,
+      },
+    });
   } else if (task.status === 'completed' && task.finishedAt !== undefined) {
     messages.push({ at: task.finishedAt, message: { role: 'assistant', type: 'final', content: 'The report is ready.' } });
   }

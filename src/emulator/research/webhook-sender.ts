@@ -32,7 +32,10 @@ export class WebhookSender {
   #holdTimer?: TimerHandle;
   #closed = false;
 
-  constructor(private readonly ctx: EmulatorContext, private readonly options: WebhookOptions) {}
+  constructor(
+    private readonly ctx: EmulatorContext,
+    private readonly options: WebhookOptions,
+  ) {}
 
   /** Queues a webhook; `delivery_id` (stable across retries and duplicates) is added to its body. */
   send(job: WebhookJob): void {

@@ -8,7 +8,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'filing',
     publication_date: '2025-02-28',
     keywords: ['annual report', 'risk factors', 'revenue', 'filings', 'company'],
-    content: 'Acme Robotics reported revenue of 612 million dollars for fiscal 2024, up 31 percent, and a net loss of 48 million dollars. Risk factors include dependence on a small number of large logistics customers, component supply for lidar and compute modules, and competition from Globex Corporation and other automation vendors.',
+    content:
+      'Acme Robotics reported revenue of 612 million dollars for fiscal 2024, up 31 percent, and a net loss of 48 million dollars. Risk factors include dependence on a small number of large logistics customers, component supply for lidar and compute modules, and competition from Globex Corporation and other automation vendors.',
   }),
   datasetRecord('svc/svc-sec-filings', '0000950170-24-118233', {
     title: 'Globex Corporation Form 10-Q for the quarter ended September 30, 2024',
@@ -16,7 +17,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'filing',
     publication_date: '2024-10-31',
     keywords: ['quarterly report', 'filings', 'company'],
-    content: 'Globex Corporation quarterly revenue was 2.1 billion dollars. Logistics robotics segment revenue grew 14 percent on warehouse automation orders. The company repurchased 300 million dollars of common stock and reaffirmed full-year guidance.',
+    content:
+      'Globex Corporation quarterly revenue was 2.1 billion dollars. Logistics robotics segment revenue grew 14 percent on warehouse automation orders. The company repurchased 300 million dollars of common stock and reaffirmed full-year guidance.',
   }),
   datasetRecord('svc/svc-earnings-US', 'GLBX-2024Q4', {
     title: 'Globex Corporation (GLBX) Q4 2024 earnings',
@@ -24,7 +26,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2025-02-20',
     keywords: ['earnings', 'eps', 'finance', 'stocks'],
-    content: 'Globex Corporation Q4 2024: reported EPS 1.42 versus consensus 1.35; revenue 2.3 billion dollars versus 2.25 billion expected. Surprise +5.2 percent. Next report expected 2025-04-24.',
+    content:
+      'Globex Corporation Q4 2024: reported EPS 1.42 versus consensus 1.35; revenue 2.3 billion dollars versus 2.25 billion expected. Surprise +5.2 percent. Next report expected 2025-04-24.',
   }),
   datasetRecord('svc/svc-stocks', 'ACMR-2025-03', {
     title: 'Acme Robotics (ACMR) daily prices, March 2025',
@@ -32,7 +35,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2025-03-31',
     keywords: ['share price', 'stock', 'market', 'finance'],
-    content: 'ACMR closed March 2025 at 38.12 dollars, up 9.4 percent for the month, after the Acme Picker 4 launch. 30-day average volume 2.8 million shares. 52-week range 21.40 to 41.75 dollars.',
+    content:
+      'ACMR closed March 2025 at 38.12 dollars, up 9.4 percent for the month, after the Acme Picker 4 launch. 30-day average volume 2.8 million shares. 52-week range 21.40 to 41.75 dollars.',
     records: [
       { symbol: 'ACMR', date: '2025-03-27', open: 36.9, high: 37.8, low: 36.5, close: 37.41, volume: 2_640_000 },
       { symbol: 'ACMR', date: '2025-03-28', open: 37.4, high: 38.0, low: 37.1, close: 37.66, volume: 2_310_000 },
@@ -45,7 +49,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2025-03-12',
     keywords: ['inflation', 'cpi', 'economics', 'prices'],
-    content: 'CPI for all urban consumers, all items, seasonally adjusted, index 1982-1984=100. February 2025: 319.08. Year-over-year change: 2.8 percent. Monthly frequency; source: U.S. Bureau of Labor Statistics.',
+    content:
+      'CPI for all urban consumers, all items, seasonally adjusted, index 1982-1984=100. February 2025: 319.08. Year-over-year change: 2.8 percent. Monthly frequency; source: U.S. Bureau of Labor Statistics.',
   }),
   datasetRecord('svc/svc-bls', 'LNS14000000', {
     title: 'Unemployment rate, seasonally adjusted (LNS14000000)',
@@ -61,7 +66,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2024-07-01',
     keywords: ['gdp', 'economic growth', 'economics', 'environment'],
-    content: 'World GDP growth at constant prices: 2021 6.3 percent, 2022 3.1 percent, 2023 2.7 percent. Source: World Bank national accounts data and OECD national accounts data files.',
+    content:
+      'World GDP growth at constant prices: 2021 6.3 percent, 2022 3.1 percent, 2023 2.7 percent. Source: World Bank national accounts data and OECD national accounts data files.',
   }),
   datasetRecord('svc/svc-patents', 'US11984567B2', {
     title: 'Autonomous mobile robot with adaptive grasp planning for mixed-item picking',
@@ -70,7 +76,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     publication_date: '2024-05-14',
     authors: ['Dana Ortiz', 'Wei Zhang'],
     keywords: ['patent', 'robotics', 'warehouse', 'acme robotics'],
-    content: 'Assignee: Acme Robotics, Inc. A mobile robot comprising a vision module and a grasp planner that selects among suction and finger grippers based on estimated item geometry and surface properties, reducing failed picks in mixed-item warehouse totes.',
+    content:
+      'Assignee: Acme Robotics, Inc. A mobile robot comprising a vision module and a grasp planner that selects among suction and finger grippers based on estimated item geometry and surface properties, reducing failed picks in mixed-item warehouse totes.',
   }),
   datasetRecord('svc/svc-nvd-cve', 'CVE-2024-3094', {
     title: 'CVE-2024-3094: malicious code in xz upstream tarballs',
@@ -78,7 +85,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2024-03-29',
     keywords: ['vulnerability', 'cybersecurity', 'supply chain', 'backdoor', 'linux'],
-    content: 'Malicious code was discovered in the upstream tarballs of xz, starting with version 5.6.0. The build process extracts a prebuilt object file that modifies functions in liblzma, which can be used to intercept and modify data interactions with the library, affecting sshd on some distributions. CVSS 3.1 base score 10.0 critical.',
+    content:
+      'Malicious code was discovered in the upstream tarballs of xz, starting with version 5.6.0. The build process extracts a prebuilt object file that modifies functions in liblzma, which can be used to intercept and modify data interactions with the library, affecting sshd on some distributions. CVSS 3.1 base score 10.0 critical.',
   }),
   datasetRecord('svc/svc-cisa-kev', 'CVE-2023-4966', {
     title: 'Citrix NetScaler ADC and Gateway buffer overflow (Citrix Bleed)',
@@ -86,7 +94,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2023-10-18',
     keywords: ['known exploited vulnerabilities', 'cybersecurity', 'ransomware', 'compliance'],
-    content: 'Citrix NetScaler ADC and NetScaler Gateway contain a buffer overflow vulnerability that allows for sensitive information disclosure when configured as a Gateway or AAA virtual server. Known ransomware campaign use: known. Required action: apply mitigations per vendor instructions. Due date: 2023-11-08.',
+    content:
+      'Citrix NetScaler ADC and NetScaler Gateway contain a buffer overflow vulnerability that allows for sensitive information disclosure when configured as a Gateway or AAA virtual server. Known ransomware campaign use: known. Required action: apply mitigations per vendor instructions. Due date: 2023-11-08.',
   }),
   datasetRecord('svc/svc-uk-legislation', 'ukpga-2023-50', {
     title: 'Online Safety Act 2023 (c. 50)',
@@ -94,7 +103,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'legislation',
     publication_date: '2023-10-26',
     keywords: ['legal', 'uk', 'online safety', 'regulation', 'compliance'],
-    content: 'An Act to make provision for and in connection with the regulation by OFCOM of certain internet services; for and in connection with communications offences; and for connected purposes. Part 3 sets duties of care for user-to-user and search services, including illegal content risk assessments.',
+    content:
+      'An Act to make provision for and in connection with the regulation by OFCOM of certain internet services; for and in connection with communications offences; and for connected purposes. Part 3 sets duties of care for user-to-user and search services, including illegal content risk assessments.',
   }),
   datasetRecord('svc/svc-polymarket', 'fed-rate-cut-june-2025', {
     title: 'Will the Fed cut rates in June 2025?',
@@ -102,7 +112,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     source_type: 'dataset',
     publication_date: '2025-03-20',
     keywords: ['prediction market', 'interest rates', 'federal reserve', 'odds'],
-    content: 'Market: Federal Reserve decision in June 2025. Outcome "25 bps cut" trading at 58 cents (58 percent implied probability); "no change" at 39 cents. Volume 14.2 million dollars.',
+    content:
+      'Market: Federal Reserve decision in June 2025. Outcome "25 bps cut" trading at 58 cents (58 percent implied probability); "no change" at 39 cents. Volume 14.2 million dollars.',
   }),
   datasetRecord('newswire/news', 'acme-globex-partnership-2025', {
     title: 'Acme Robotics and Globex announce interoperability partnership',
@@ -111,7 +122,8 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     news: true,
     publication_date: '2025-01-22',
     keywords: ['press release', 'partnership', 'company', 'competitor'],
-    content: 'Acme Robotics and Globex Corporation announced a partnership so that Acme Picker robots can be orchestrated by Globex factory control software. The companies said shared customers asked for a single control plane across mixed fleets. Financial terms were not disclosed.',
+    content:
+      'Acme Robotics and Globex Corporation announced a partnership so that Acme Picker robots can be orchestrated by Globex factory control software. The companies said shared customers asked for a single control plane across mixed fleets. Financial terms were not disclosed.',
   }),
   datasetRecord('newswire/news', 'globex-acquires-voltstore-2024', {
     title: 'Globex to acquire energy storage maker VoltStore for $1.1 billion',
@@ -120,6 +132,7 @@ export const RECORD_DOCUMENTS: readonly CorpusDocument[] = [
     news: true,
     publication_date: '2024-08-05',
     keywords: ['acquisition', 'batteries', 'company', 'deal'],
-    content: 'Globex Corporation agreed to acquire VoltStore, a maker of grid-scale battery systems, for 1.1 billion dollars in cash. The deal expands Globex energy storage segment and is expected to close in the first quarter of 2025, subject to regulatory approval.',
+    content:
+      'Globex Corporation agreed to acquire VoltStore, a maker of grid-scale battery systems, for 1.1 billion dollars in cash. The deal expands Globex energy storage segment and is expected to close in the first quarter of 2025, subject to regulatory approval.',
   }),
 ];

@@ -55,10 +55,14 @@ export function relevance(terms: readonly string[], document: CorpusDocument): n
 function typeAllows(plan: SearchPlan, document: CorpusDocument): boolean {
   if (plan.fastMode) return document.source === 'web';
   switch (plan.searchType) {
-    case 'web': return document.source === 'web';
-    case 'proprietary': return document.source !== 'web' && !document.news;
-    case 'news': return document.news === true;
-    case 'all': return true;
+    case 'web':
+      return document.source === 'web';
+    case 'proprietary':
+      return document.source !== 'web' && !document.news;
+    case 'news':
+      return document.news === true;
+    case 'all':
+      return true;
   }
 }
 
@@ -74,7 +78,10 @@ function biasOf(plan: SearchPlan, document: CorpusDocument): number {
   const host = url.hostname.replace(/^www\./, '');
   const target = `${host}${url.pathname}`;
   return Object.entries(plan.biases).reduce((sum, [key, bias]) => {
-    const bare = key.replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+$/, '');
+    const bare = key
+      .replace(/^https?:\/\//, '')
+      .replace(/^www\./, '')
+      .replace(/\/+$/, '');
     return host === bare || host.endsWith(`.${bare}`) || target.startsWith(bare) ? sum + bias : sum;
   }, 0);
 }
@@ -82,8 +89,7 @@ function biasOf(plan: SearchPlan, document: CorpusDocument): number {
 /** Runs a search over the corpus: filter, score, threshold, bias, rank, cut, price. */
 export function runSearch(plan: SearchPlan, account: Account, random: Random): SearchOutcome {
   const terms = queryTerms(plan.query);
-  let candidates = CORPUS
-    .filter((document) => typeAllows(plan, document) && dateAllows(plan, document) && planAllows(document, account))
+  let candidates = CORPUS.filter((document) => typeAllows(plan, document) && dateAllows(plan, document) && planAllows(document, account))
     .filter((document) => plan.included.length === 0 || plan.included.some((selector) => selectorMatches(selector, document)))
     .filter((document) => !plan.excluded.some((selector) => selectorMatches(selector, document)))
     .filter((document) => plan.maxCpm === undefined || cpmOf(document) <= plan.maxCpm)

@@ -8,7 +8,16 @@ export interface PresetSources {
 
 const svc = (...names: string[]): string[] => names.map((name) => `svc/svc-${name}`);
 const MARKETS = svc('commodities', 'crypto', 'etfs', 'forex', 'funds', 'market-movers-US', 'stocks');
-const COMPANY = svc('balance-sheet-US', 'cash-flow-US', 'dividends-US', 'earnings-US', 'income-statement-US', 'insider-transactions-US', 'sec-filings', 'statistics-US');
+const COMPANY = svc(
+  'balance-sheet-US',
+  'cash-flow-US',
+  'dividends-US',
+  'earnings-US',
+  'income-statement-US',
+  'insider-transactions-US',
+  'sec-filings',
+  'statistics-US',
+);
 const HEALTHCARE = svc('chembl', 'clinical-trials', 'drug-labels', 'nih-reporter', 'open-targets', 'openfda-drug-events', 'pubchem', 'who-gho');
 const HEALTH_DOMAINS = ['who.int', 'nih.gov'];
 

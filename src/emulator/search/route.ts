@@ -14,7 +14,10 @@ export function planFromSearchRequest(body: unknown, account: Account, failOneSo
   const request = parseRequest(searchRequest, body);
   const maxResults = request.max_num_results ?? 5;
   if (maxResults > STANDARD_MAX_RESULTS && !account.permissions.has('increased_max_results')) {
-    throw EmulatorHttpError.of(400, `Invalid request parameters: max_num_results: at most ${STANDARD_MAX_RESULTS} without the increased_max_results permission (got ${maxResults})`);
+    throw EmulatorHttpError.of(
+      400,
+      `Invalid request parameters: max_num_results: at most ${STANDARD_MAX_RESULTS} without the increased_max_results permission (got ${maxResults})`,
+    );
   }
   const { included, excluded } = selectSources(request, account);
   return {

@@ -34,7 +34,9 @@ export function parseSelector(entry: string, field: string, index: number): Sour
     throw invalid(field, index, `"${value}" is not a domain, URL, dataset id, preset, web or collection:<NAME>`);
   }
   if (!url.hostname.includes('.')) {
-    const rule = value.includes('/') ? `unknown dataset "${value}" (see GET /v1/datasources)` : `"${value}" is not a domain, URL, dataset id, preset, web or collection:<NAME>`;
+    const rule = value.includes('/')
+      ? `unknown dataset "${value}" (see GET /v1/datasources)`
+      : `"${value}" is not a domain, URL, dataset id, preset, web or collection:<NAME>`;
     throw invalid(field, index, rule);
   }
   const path = url.pathname.replace(/\/+$/, '');

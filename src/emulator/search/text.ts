@@ -1,9 +1,52 @@
 import { roundUsd } from '../accounts';
 
 const STOPWORDS = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'has', 'have', 'how', 'in', 'into', 'is', 'it', 'its',
-  'of', 'on', 'or', 'that', 'the', 'their', 'this', 'to', 'was', 'were', 'what', 'when', 'which', 'who', 'why', 'will',
-  'with', 'about', 'does', 'do', 'latest', 'recent', 'tell', 'me', 'give', 'find', 'show', 'list',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'for',
+  'from',
+  'has',
+  'have',
+  'how',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'their',
+  'this',
+  'to',
+  'was',
+  'were',
+  'what',
+  'when',
+  'which',
+  'who',
+  'why',
+  'will',
+  'with',
+  'about',
+  'does',
+  'do',
+  'latest',
+  'recent',
+  'tell',
+  'me',
+  'give',
+  'find',
+  'show',
+  'list',
 ]);
 
 /** Folds simple English plurals so "robots" matches "robot" and "studies" matches "study". */
@@ -15,9 +58,7 @@ function stem(token: string): string {
 
 /** Lowercase word tokens without stopwords, stemmed; the unit of term-overlap relevance. */
 export function tokenize(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((token) => token.length > 1 && !STOPWORDS.has(token))
-    .map(stem);
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((token) => token.length > 1 && !STOPWORDS.has(token)).map(stem);
 }
 
 /** Distinct tokens of a query, in order. */
@@ -41,7 +82,6 @@ export function truncate(text: string, limit: number): string {
   const space = cut.lastIndexOf(' ');
   return (space >= limit * 0.6 ? cut.slice(0, space) : cut).trimEnd();
 }
-
 
 /** What a list of priced results costs, rounded as the service rounds charges. */
 export function totalPrice(results: ReadonlyArray<{ price: number }>): number {

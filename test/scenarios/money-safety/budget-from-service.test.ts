@@ -8,12 +8,13 @@ describeScenarios('money safety: the budget, counted at the service', researchSe
   let world: ResearchWorld | undefined;
   afterEach(async () => world?.close());
 
-  it('Search items whose price the request does not bound never take the service\'s charges past the budget by more than one item', async () => {
+  it("Search items whose price the request does not bound never take the service's charges past the budget by more than one item", async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const topics = Array.from({ length: 40 }, (_, index) => `    - battery chemistry ${index + 1}`).join('\n');
     const budget = 0.01;
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: uncapped
 input:
   items:
@@ -26,7 +27,10 @@ step:
 concurrency: 10
 start_rate_per_second: 100
 budget_usd: ${budget}
-`, world, { runKey: 'tight' });
+`,
+      world,
+      { runKey: 'tight' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/uncapped/tight', args: [input] });
     await env.waitUntil(async () => (await handle.query(pipelineRunStateQuery)).phase === 'waiting_for_budget', { description: 'the budget to stop the run' });
     const state = await handle.query(pipelineRunStateQuery);

@@ -20,7 +20,10 @@ describeScenarios('money safety: cancelled before the paid call', researchSetup,
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const handle = await env.client.workflow.start(workflowType, {
-      taskQueue: env.taskQueue, workflowId: `cancel-before-${workflowType}`, args: [{ ...args, polling: world.polling }], startDelay: '2 seconds',
+      taskQueue: env.taskQueue,
+      workflowId: `cancel-before-${workflowType}`,
+      args: [{ ...args, polling: world.polling }],
+      startDelay: '2 seconds',
     });
     await handle.cancel();
     const error = await handle.result().catch((failure: unknown) => failure);
@@ -41,7 +44,9 @@ describeScenarios('money safety: cancelled before the paid call', researchSetup,
       workflowId: 'batch-credits-cancelled',
       args: [{ batch: { mode: 'fast' }, tasks: tasks(150), polling: world.polling }],
     });
-    await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).detail?.includes('credits exhausted') ?? false, { description: 'credits exhausted' });
+    await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).detail?.includes('credits exhausted') ?? false, {
+      description: 'credits exhausted',
+    });
     await handle.cancel();
     const result = await handle.result();
     expect(result.counts.total).toBe(100);

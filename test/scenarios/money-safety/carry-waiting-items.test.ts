@@ -17,7 +17,8 @@ describeScenarios('money safety: continue-as-new with an item waiting for a pers
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const items = 6;
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: carried
 input:
   items:
@@ -31,22 +32,28 @@ step:
 concurrency: 2
 start_rate_per_second: 50
 budget_usd: 5
-`, world, { runKey: 'waits', continueAsNewAfterEvents: 40 });
+`,
+      world,
+      { runKey: 'waits', continueAsNewAfterEvents: 40 },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/carried/waits', args: [input] });
     const held = 'company-1-example';
     const answered = new Set<string>();
     // Every item's plan review is answered but the first one's, which nobody answers until the others are done.
-    await env.waitUntil(async () => {
-      const state = await handle.query(pipelineRunStateQuery);
-      for (const key of state.waiting.checkpoint.filter((key) => key !== held && !answered.has(key))) {
-        const item = env.getHandle(pipelineItemWorkflowId('carried', 'waits', key));
-        const interaction = (await item.query(researchTaskStateQuery)).interaction;
-        if (!interaction) continue;
-        await item.executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
-        answered.add(key);
-      }
-      return state.counts.completed === items - 1;
-    }, { timeoutMs: 3_600_000, description: `the ${items - 1} answered items to complete while ${held} waits` });
+    await env.waitUntil(
+      async () => {
+        const state = await handle.query(pipelineRunStateQuery);
+        for (const key of state.waiting.checkpoint.filter((key) => key !== held && !answered.has(key))) {
+          const item = env.getHandle(pipelineItemWorkflowId('carried', 'waits', key));
+          const interaction = (await item.query(researchTaskStateQuery)).interaction;
+          if (!interaction) continue;
+          await item.executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
+          answered.add(key);
+        }
+        return state.counts.completed === items - 1;
+      },
+      { timeoutMs: 3_600_000, description: `the ${items - 1} answered items to complete while ${held} waits` },
+    );
     const waiting = await handle.query(pipelineRunStateQuery);
     // The run went on past its history threshold: it continued as new with the waiting item carried.
     expect(waiting.executions).toBeGreaterThan(1);
@@ -66,7 +73,10 @@ budget_usd: 5
     expect(stats.tasksCreated).toBe(items);
     expect(Math.max(...Object.values(stats.tasksCreatedByMetadata))).toBe(1);
     expect(result.ledger.spentUsd).toBeCloseTo(stats.chargedUsd, 6);
-    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; status: string });
     expect(lines.map((line) => line.key).sort()).toEqual(Array.from({ length: items }, (_, index) => `company-${index + 1}-example`).sort());
     expect(new Set(lines.map((line) => line.status))).toEqual(new Set(['completed']));
   });
@@ -74,7 +84,8 @@ budget_usd: 5
   it('cancels a carried item when the run is cancelled, and records it cancelled once', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: carried
 input:
   items:
@@ -88,12 +99,18 @@ step:
 concurrency: 1
 start_rate_per_second: 50
 budget_usd: 5
-`, world, { runKey: 'cancelled', continueAsNewAfterEvents: 10 });
+`,
+      world,
+      { runKey: 'cancelled', continueAsNewAfterEvents: 10 },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/carried/cancelled', args: [input] });
-    await env.waitUntil(async () => {
-      const state = await handle.query(pipelineRunStateQuery);
-      return state.executions > 1 && state.waiting.checkpoint.length === 1;
-    }, { timeoutMs: 3_600_000, description: 'the first item carried into a later execution, waiting at its plan review' });
+    await env.waitUntil(
+      async () => {
+        const state = await handle.query(pipelineRunStateQuery);
+        return state.executions > 1 && state.waiting.checkpoint.length === 1;
+      },
+      { timeoutMs: 3_600_000, description: 'the first item carried into a later execution, waiting at its plan review' },
+    );
     await handle.cancel();
     const result = await handle.result();
     expect(result.status).toBe('cancelled');

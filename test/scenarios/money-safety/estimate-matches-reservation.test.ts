@@ -47,7 +47,9 @@ describeScenarios('money safety: the estimate, the reservation and a run that wa
     expect(dryRunPassed(report)).toBe(false);
     const text = formatDryRunReport(report);
     expect(text).toContain('reserved while an item runs: up to 1.10 USD');
-    expect(text).toContain('error: the run cannot finish within budget_usd 3.50 USD: at the estimated 3.00 USD its last items still need up to 1.10 USD reserved each');
+    expect(text).toContain(
+      'error: the run cannot finish within budget_usd 3.50 USD: at the estimated 3.00 USD its last items still need up to 1.10 USD reserved each',
+    );
     expect(text).toContain('set budget_usd to at least 4.00 USD');
     const enough = await dryRunPipeline(await loadPipelineDefinition(await write(answers('enough', 30, 4))));
     expect(dryRunPassed(enough)).toBe(true);
@@ -61,10 +63,15 @@ describeScenarios('money safety: the estimate, the reservation and a run that wa
     const opener: TemporalOpener = async () => ({ client: env.client, taskQueue: env.taskQueue, close: async () => undefined });
     const progress: string[] = [];
     const io = capture();
-    const running = startRunCommand(file, { runKey: 'r1', wait: true }, io.io, opener, { stream: { isTTY: false, write: (text: string) => progress.push(text) }, intervalMs: 50 });
+    const running = startRunCommand(file, { runKey: 'r1', wait: true }, io.io, opener, {
+      stream: { isTTY: false, write: (text: string) => progress.push(text) },
+      intervalMs: 50,
+    });
     const handle = env.getHandle(pipelineRunWorkflowId(name, 'r1'));
     await env.waitUntil(async () => progress.join('').includes('waits:'), { description: 'the notice that the run waits for budget' });
-    expect(progress.join('')).toMatch(new RegExp(`${name}/r1 waits: the next item \\(1\\.1 USD\\) would pass the budget of 1\\.5 USD .*Go on with \`rp budget ${name}/r1 --add <usd>\``));
+    expect(progress.join('')).toMatch(
+      new RegExp(`${name}/r1 waits: the next item \\(1\\.1 USD\\) would pass the budget of 1\\.5 USD .*Go on with \`rp budget ${name}/r1 --add <usd>\``),
+    );
     expect((await handle.query(pipelineRunStateQuery)).phase).toBe('waiting_for_budget');
     await handle.executeUpdate(raiseBudgetUpdate, { addUsd: 10 });
     expect(await running).toBe(0);

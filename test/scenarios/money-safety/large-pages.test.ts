@@ -10,8 +10,11 @@ describeScenarios('money safety: pages of large items', researchSetup, (getEnv) 
   it('sizes pages by bytes: 100 items of 22,000-character queries (2.2 MB as one page) run once each instead of a 2.2 MB page the server refuses', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, rateLimit: { requestsPerSecond: 10_000, burst: 10_000 } } });
-    const rows = Array.from({ length: 100 }, (_, index) => JSON.stringify({ id: `q${index + 1}`, text: `${index + 1} ${'lithium supply chain '.repeat(1_100)}`.slice(0, 22_000) })).join('\n');
-    const input = await pipelineInput(`
+    const rows = Array.from({ length: 100 }, (_, index) =>
+      JSON.stringify({ id: `q${index + 1}`, text: `${index + 1} ${'lithium supply chain '.repeat(1_100)}`.slice(0, 22_000) }),
+    ).join('\n');
+    const input = await pipelineInput(
+      `
 name: long-queries
 input:
   jsonl: items.jsonl
@@ -25,7 +28,10 @@ step:
 concurrency: 20
 start_rate_per_second: 100
 budget_usd: 50
-`, world, { runKey: 'big-pages', files: { 'items.jsonl': `${rows}\n` }, pageSize: 100 });
+`,
+      world,
+      { runKey: 'big-pages', files: { 'items.jsonl': `${rows}\n` }, pageSize: 100 },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/long-queries/big-pages', args: [input] });
     const result = await handle.result();
     expect(result.counts).toMatchObject({ read: 100 });

@@ -18,10 +18,16 @@ describeScenarios('money safety: a lost create the look-up cannot settle', resea
     return { env, world };
   }
 
-  it('shows the evidence, takes an operator\'s decision through a validated update, and reports how long it waited', async () => {
+  it("shows the evidence, takes an operator's decision through a validated update, and reports how long it waited", async () => {
     const { env, world: w } = await crowdedWorld();
-    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', { workflowId: 'crowded-adopt', args: [{ request: { query: QUERY, mode: 'fast' }, polling: w.polling }] });
-    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('resolveCreateOutcome') ?? false, { timeoutMs: 3_600_000, description: 'a request for an operator decision' });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'crowded-adopt',
+      args: [{ request: { query: QUERY, mode: 'fast' }, polling: w.polling }],
+    });
+    await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).detail?.includes('resolveCreateOutcome') ?? false, {
+      timeoutMs: 3_600_000,
+      description: 'a request for an operator decision',
+    });
     const state = await handle.query(researchTaskStateQuery);
     expect(state).toMatchObject({ waitingFor: 'reconciling_create', status: 'creating' });
     expect(state.detail).toMatch(/26 recent tasks could be the one created; too many to check one by one/);
@@ -43,7 +49,8 @@ describeScenarios('money safety: a lost create the look-up cannot settle', resea
   it('without a decision fails after the bound, saying the task may exist, and never creates it again', async () => {
     const { env, world: w } = await crowdedWorld();
     const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
-      workflowId: 'crowded-unanswered', args: [{ request: { query: QUERY, mode: 'fast' }, polling: { ...w.polling, createDecisionWaitMs: 1_500 } }],
+      workflowId: 'crowded-unanswered',
+      args: [{ request: { query: QUERY, mode: 'fast' }, polling: { ...w.polling, createDecisionWaitMs: 1_500 } }],
     });
     const failure = await handle.result().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WorkflowFailedError);

@@ -17,7 +17,8 @@ describeScenarios('money safety: a task left open at the service by a cancelled 
   it('says so in the outputs, and a resumed run follows that task to its end instead of creating another', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: held
 input:
   items:
@@ -31,25 +32,39 @@ step:
 concurrency: 1
 start_rate_per_second: 50
 budget_usd: 5
-`, world, { runKey: 'open' });
+`,
+      world,
+      { runKey: 'open' },
+    );
     const key = 'company-1-example';
     const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held/open', args: [input] });
-    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, { timeoutMs: 3_600_000, description: 'the item at its plan review' });
+    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, {
+      timeoutMs: 3_600_000,
+      description: 'the item at its plan review',
+    });
     await first.cancel();
     const cancelled = await first.result();
     expect(cancelled.counts).toMatchObject({ cancelled: 1, completed: 0 });
-    const [line] = (await readFile(fileURLToPath(cancelled.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as { status: string; open_at_service?: { task_id: string; status: string } });
+    const [line] = (await readFile(fileURLToPath(cancelled.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { status: string; open_at_service?: { task_id: string; status: string } });
     expect(line).toMatchObject({ status: 'cancelled', open_at_service: { status: 'awaiting_input' } });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
 
     // The same run key again: the item's new workflow follows the task that is still open.
     const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held/open', args: [input] });
     const item = env.getHandle(`${pipelineItemWorkflowId('held', 'open', key)}~1`);
-    await env.waitUntil(async () => (await item.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, { timeoutMs: 3_600_000, description: 'the resumed item to show the open checkpoint' });
+    await env.waitUntil(async () => (await item.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, {
+      timeoutMs: 3_600_000,
+      description: 'the resumed item to show the open checkpoint',
+    });
     const state = await item.query(researchTaskStateQuery);
     expect(state.deepresearchId).toBe(line!.open_at_service!.task_id);
     // What `rp status`, `rp respond` and the intake use finds the item under its new workflow id.
-    await env.waitUntil(async () => JSON.stringify(await checkpointWaits(env.client, 'held', 'open')) === JSON.stringify([key]), { description: 'visibility to list the item as waiting at a checkpoint' });
+    await env.waitUntil(async () => JSON.stringify(await checkpointWaits(env.client, 'held', 'open')) === JSON.stringify([key]), {
+      description: 'visibility to list the item as waiting at a checkpoint',
+    });
     expect(await currentItemWorkflowId(env.client, 'held', 'open', key)).toBe(`${pipelineItemWorkflowId('held', 'open', key)}~1`);
     await answerItemCheckpoint(env.client, 'held', 'open', key, { interactionId: state.interaction!.interaction_id, response: { approved: true } });
     const resumed = await again.result();

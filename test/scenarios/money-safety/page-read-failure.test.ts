@@ -14,7 +14,8 @@ describeScenarios('money safety: a page that cannot be read', researchSetup, (ge
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const rows = Array.from({ length: 12 }, (_, index) => JSON.stringify({ id: `t${index + 1}` })).join('\n');
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: broken-input
 input:
   jsonl: items.jsonl
@@ -26,10 +27,14 @@ step:
 concurrency: 4
 start_rate_per_second: 50
 budget_usd: 5
-`, world, { runKey: 'third-page', files: { 'items.jsonl': `${rows}\n` }, pageSize: 4 });
+`,
+      world,
+      { runKey: 'third-page', files: { 'items.jsonl': `${rows}\n` }, pageSize: 4 },
+    );
     // The third page fails in a way that is neither invalid input nor worth retrying.
     replaceActivity('readPipelinePage', (original) => async (args) => {
-      if ((args.cursor?.index ?? 0) >= 8) throw ApplicationFailure.create({ type: 'StoreUnavailable', message: 'the input store refused the read', nonRetryable: true });
+      if ((args.cursor?.index ?? 0) >= 8)
+        throw ApplicationFailure.create({ type: 'StoreUnavailable', message: 'the input store refused the read', nonRetryable: true });
       return original(args);
     });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/broken-input/third-page', args: [input] });
@@ -44,7 +49,15 @@ budget_usd: 5
     const stats = world.emulator.stats.snapshot();
     expect(stats.tasksCreated).toBe(8);
     expect(stats.requests['deepresearch.cancel'] ?? {}).toEqual({});
-    const lines = (await readFile(fileURLToPath(outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string });
-    expect(lines.filter((line) => line.status === 'completed').map((line) => line.key).sort()).toEqual(['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8']);
+    const lines = (await readFile(fileURLToPath(outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; status: string });
+    expect(
+      lines
+        .filter((line) => line.status === 'completed')
+        .map((line) => line.key)
+        .sort(),
+    ).toEqual(['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8']);
   });
 });

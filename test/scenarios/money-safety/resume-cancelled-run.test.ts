@@ -13,7 +13,8 @@ describeScenarios('money safety: resuming a cancelled run', researchSetup, (getE
   it('runs the cancelled DeepResearch items again under a new workflow id, reuses the completed ones, and pays for nothing twice', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: resumed
 input:
   items:
@@ -26,9 +27,15 @@ step:
 concurrency: 1
 start_rate_per_second: 50
 budget_usd: 5
-`, world, { runKey: 'again' });
+`,
+      world,
+      { runKey: 'again' },
+    );
     const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/resumed/again', args: [input] });
-    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).counts.completed === 1, { timeoutMs: 3_600_000, description: 'the first item to finish' });
+    await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).counts.completed === 1, {
+      timeoutMs: 3_600_000,
+      description: 'the first item to finish',
+    });
     await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).running.length === 1, { description: 'the second item to start' });
     const [runningKey] = (await first.query(pipelineRunStateQuery)).running;
     const child = env.getHandle(`research-task/resumed/again/${runningKey}`);
@@ -44,7 +51,10 @@ budget_usd: 5
     expect(resumed.counts).toMatchObject({ reused: 1, completed: 2, failed: 0 });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(4);
     expect(await env.getHandle(`research-task/resumed/again/${runningKey}~1`).result()).toMatchObject({ status: 'completed' });
-    const lines = (await readFile(fileURLToPath(resumed.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = (await readFile(fileURLToPath(resumed.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; status: string });
     expect(lines.map((line) => line.status)).toEqual(['completed', 'completed', 'completed']);
   });
 });

@@ -18,7 +18,8 @@ describeScenarios('money safety: a status read that fails', researchSetup, (getE
         faults: { 'deepresearch.status': { unknownStatusRate: 0.5, errorRate: 0.2 } },
       },
     });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: followed
 input:
   items:
@@ -32,7 +33,10 @@ concurrency: 3
 start_rate_per_second: 50
 retries: 2
 budget_usd: 5
-`, world, { runKey: 'faulty-status' });
+`,
+      world,
+      { runKey: 'faulty-status' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/followed/faulty-status', args: [input] });
     const result = await handle.result();
     const stats = world.emulator.stats.snapshot();
@@ -42,7 +46,10 @@ budget_usd: 5
     expect(stats.tasksCreated).toBe(3);
     expect(Object.values(stats.tasksCreatedByMetadata)).toEqual([1, 1, 1]);
     expect(result.ledger.spentUsd).toBeCloseTo(stats.chargedUsd, 6);
-    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; status: string });
     expect(lines.map((line) => line.key).sort()).toEqual(['company-1-example', 'company-2-example', 'company-3-example']);
     expect(lines.every((line) => line.status === 'completed')).toBe(true);
   });

@@ -13,7 +13,8 @@ describeScenarios('money safety: the synthesis child when its run ends', researc
   it('cancels the synthesis task at the service when the run is terminated, and a resumed run runs it again rather than failing on the id', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: brief
 input:
   items: [Acme]
@@ -28,7 +29,10 @@ synthesis:
   deepresearch:
     query: "Compare the companies for {{ pipeline.name }}"
     mode: heavy
-`, world, { runKey: 'close' });
+`,
+      world,
+      { runKey: 'close' },
+    );
     const handle = await env.start('pipelineRunWorkflow', { workflowId: 'pipeline-run/brief/close', args: [input] });
     const child = env.getHandle(pipelineSynthesisWorkflowId('brief', 'close'));
     let taskId: string | undefined;

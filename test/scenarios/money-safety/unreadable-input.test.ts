@@ -32,7 +32,8 @@ describeScenarios('money safety: an unreadable input', researchSetup, (getEnv) =
     expect(world.emulator.stats.snapshot().chargedUsd).toBe(0);
     // The same worker (this process) is still up and runs the next run to the end.
     const fine = await env.start<PipelineRunResult>('pipelineRunWorkflow', {
-      workflowId: 'pipeline-run/unreadable/file', args: [await pipelineInput(definition('ok.csv'), world, { runKey: 'file', files: { 'ok.csv': 'name\nAcme\nGlobex\n' } })],
+      workflowId: 'pipeline-run/unreadable/file',
+      args: [await pipelineInput(definition('ok.csv'), world, { runKey: 'file', files: { 'ok.csv': 'name\nAcme\nGlobex\n' } })],
     });
     expect((await fine.result()).counts).toMatchObject({ read: 2, completed: 2 });
   });

@@ -13,7 +13,8 @@ describeScenarios('money safety: the worker lost while a paid call without a loo
     const env = getEnv();
     // Every Answer is held 2 s before the service handles (and charges) it.
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, faults: { answer: { latencyMs: 2_000 } } } });
-    const input = await pipelineInput(`
+    const input = await pipelineInput(
+      `
 name: lost-answer
 input:
   items: [acme]
@@ -24,7 +25,10 @@ step:
     data_max_price: 0.05
 start_rate_per_second: 50
 budget_usd: 2
-`, world, { runKey: 'killed' });
+`,
+      world,
+      { runKey: 'killed' },
+    );
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/lost-answer/killed', args: [input] });
     await env.waitUntil(() => (world!.emulator.stats.snapshot().injectedFaults.answer?.latency ?? 0) >= 1, { description: 'the Answer call to be in flight' });
     // The worker goes away mid-call; the service still handles (and charges) what it received.
@@ -35,7 +39,9 @@ budget_usd: 2
     expect(answers).toHaveLength(2);
     const charged = answers.reduce((sum, charge) => sum + charge.usd, 0);
     expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(charged - 1e-9);
-    const record = JSON.parse(await readFile(fileURLToPath(`${result.outputs.folderUri.replace(/\/outputs\/?$/, '')}/items/acme.json`), 'utf8')) as PipelineItemRecord;
+    const record = JSON.parse(
+      await readFile(fileURLToPath(`${result.outputs.folderUri.replace(/\/outputs\/?$/, '')}/items/acme.json`), 'utf8'),
+    ) as PipelineItemRecord;
     // Counted at its reservation (0.15 USD), or one and a half times what the completed attempt cost if that is more.
     const completedUsd = record.costUsd - record.possiblyChargedUsd!;
     expect(record.possiblyChargedUsd).toBeCloseTo(Math.max(0.15, 1.5 * completedUsd), 5);

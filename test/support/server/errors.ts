@@ -1,14 +1,6 @@
-import {
-  WorkflowFailedError as ClientWorkflowFailedError,
-  WorkflowUpdateFailedError as ClientWorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { WorkflowFailedError as ClientWorkflowFailedError, WorkflowUpdateFailedError as ClientWorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, WorkflowNotFoundError } from '@temporalio/common';
-import {
-  WorkflowFailedError,
-  WorkflowNotRunningError,
-  WorkflowQueryFailedError,
-  WorkflowUpdateFailedError,
-} from './scenario-errors';
+import { WorkflowFailedError, WorkflowNotRunningError, WorkflowQueryFailedError, WorkflowUpdateFailedError } from './scenario-errors';
 
 // The client wraps failures in generic errors ("Workflow execution failed"); scenarios assert on the
 // failure itself, so both environments throw the harness's error classes with the failure's message.

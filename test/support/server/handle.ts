@@ -29,9 +29,7 @@ export class ServerWorkflowHandle<R> implements ScenarioHandle<R> {
     const [first, ...rest] = args;
     // The client's overloads want a literal tuple type; the name and a non-empty tuple satisfy them.
     const result =
-      args.length === 0
-        ? this.handle.executeUpdate<T, []>(name)
-        : this.handle.executeUpdate<T, [unknown, ...unknown[]]>(name, { args: [first, ...rest] });
+      args.length === 0 ? this.handle.executeUpdate<T, []>(name) : this.handle.executeUpdate<T, [unknown, ...unknown[]]>(name, { args: [first, ...rest] });
     return result.catch((error: unknown) => Promise.reject(updateError(error, name)));
   }
 

@@ -3,7 +3,12 @@ export const SERVER_VARIABLE = 'RP_TEST_TEMPORAL_SERVER';
 
 /** The run's server, or why there is none. */
 export type TestServerInfo =
-  | { readonly available: true; readonly address: string; readonly namespace: string; /** The dev server's Temporal UI, when the run started one. */ readonly uiUrl?: string }
+  | {
+      readonly available: true;
+      readonly address: string;
+      readonly namespace: string;
+      /** The dev server's Temporal UI, when the run started one. */ readonly uiUrl?: string;
+    }
   | { readonly available: false; readonly reason: string };
 
 /** The server global setup found, read in a test file. */

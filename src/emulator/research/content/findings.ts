@@ -13,9 +13,18 @@ export interface Finding {
 
 const FINDING_COUNTS: Record<ResearchMode, number> = { fast: 3, standard: 5, heavy: 7, max: 10 };
 const HEADINGS = [
-  'Adoption is accelerating', 'Costs are falling unevenly', 'Regulation shapes the pace', 'Incumbents face new entrants',
-  'Evidence quality varies', 'Regional differences are large', 'Supply constraints persist', 'Demand is concentrated',
-  'Technology is maturing', 'Risks are under-priced', 'Funding has shifted', 'Data gaps remain',
+  'Adoption is accelerating',
+  'Costs are falling unevenly',
+  'Regulation shapes the pace',
+  'Incumbents face new entrants',
+  'Evidence quality varies',
+  'Regional differences are large',
+  'Supply constraints persist',
+  'Demand is concentrated',
+  'Technology is maturing',
+  'Risks are under-priced',
+  'Funding has shifted',
+  'Data gaps remain',
 ];
 const VERBS = ['grew', 'declined', 'stabilised', 'rose sharply', 'slowed', 'recovered'];
 
@@ -34,9 +43,10 @@ export function findingsOf(task: TaskRecord, sources: readonly GeneratedSource[]
     const keyword = keywords[index % keywords.length] ?? subject;
     findings.push({
       heading: `${HEADINGS[(index + task.seed) % HEADINGS.length]}`,
-      text: `Activity around ${keyword} ${random.pick(VERBS)} by about ${percent}% since ${year}, according to the sources reviewed${cite ? ` ${cite}` : ''}. `
-        + `The evidence for ${subject} is ${random.pick(['consistent', 'mixed', 'strong', 'preliminary'])} across publishers, `
-        + `and the figures should be read with the caveats noted in the analysis${cite ? ` ${cite}` : ''}.`,
+      text:
+        `Activity around ${keyword} ${random.pick(VERBS)} by about ${percent}% since ${year}, according to the sources reviewed${cite ? ` ${cite}` : ''}. ` +
+        `The evidence for ${subject} is ${random.pick(['consistent', 'mixed', 'strong', 'preliminary'])} across publishers, ` +
+        `and the figures should be read with the caveats noted in the analysis${cite ? ` ${cite}` : ''}.`,
       citations,
     });
   }
@@ -46,8 +56,16 @@ export function findingsOf(task: TaskRecord, sources: readonly GeneratedSource[]
 /** A short summary paragraph of the report. */
 export function summaryOf(task: TaskRecord, findings: readonly Finding[]): string {
   const { keywords } = topicOf(task.query);
-  const cites = [...new Set(findings.flatMap((finding) => finding.citations))].slice(0, 3).map((n) => `[${n}]`).join('');
-  return `This report examines ${keywords.slice(0, 4).join(' ')}. Across ${findings.length} findings, the sources point to `
-    + `${findings.slice(0, 2).map((finding) => finding.heading.toLowerCase()).join(' and ')}${cites ? ` ${cites}` : ''}. `
-    + 'Confidence is moderate: the strongest evidence comes from primary data and recent filings.';
+  const cites = [...new Set(findings.flatMap((finding) => finding.citations))]
+    .slice(0, 3)
+    .map((n) => `[${n}]`)
+    .join('');
+  return (
+    `This report examines ${keywords.slice(0, 4).join(' ')}. Across ${findings.length} findings, the sources point to ` +
+    `${findings
+      .slice(0, 2)
+      .map((finding) => finding.heading.toLowerCase())
+      .join(' and ')}${cites ? ` ${cites}` : ''}. ` +
+    'Confidence is moderate: the strongest evidence comes from primary data and recent filings.'
+  );
 }

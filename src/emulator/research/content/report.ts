@@ -26,18 +26,33 @@ export function markdownReport(task: TaskRecord, sources: readonly GeneratedSour
   lines.push('## Research plan', '', ...researchPlan(task).map((step, index) => `${index + 1}. ${step}`), '');
   lines.push('## Key findings', '');
   for (const [index, finding] of findings.entries()) lines.push(`### ${index + 1}. ${finding.heading}`, '', finding.text, '');
-  lines.push('## Analysis', '', `Taken together, the findings on ${topic.keywords.slice(0, 2).join(' and ')} suggest a field in transition. `
-    + 'Where sources disagree, primary data was preferred over commentary, and the more recent figure over the older one.', '');
+  lines.push(
+    '## Analysis',
+    '',
+    `Taken together, the findings on ${topic.keywords.slice(0, 2).join(' and ')} suggest a field in transition. ` +
+      'Where sources disagree, primary data was preferred over commentary, and the more recent figure over the older one.',
+    '',
+  );
   if (task.instructions.length > 0) {
     lines.push('## Follow-up instructions', '');
-    for (const instruction of task.instructions) lines.push(`- "${clip(instruction.text, 300)}" (received at step ${instruction.step}): addressed in the findings and analysis above.`);
+    for (const instruction of task.instructions)
+      lines.push(`- "${clip(instruction.text, 300)}" (received at step ${instruction.step}): addressed in the findings and analysis above.`);
     lines.push('');
   }
   const outlineChanges = requestedChanges(task, 'outline_review');
   if (outlineChanges) lines.push('## Reviewer-requested changes', '', `The outline was revised at review: ${outlineChanges}`, '');
-  lines.push('## Outlook', '', `Watch for new data releases and policy decisions affecting ${topic.keywords[0] ?? 'the topic'} over the next 12 to 24 months.`, '');
+  lines.push(
+    '## Outlook',
+    '',
+    `Watch for new data releases and policy decisions affecting ${topic.keywords[0] ?? 'the topic'} over the next 12 to 24 months.`,
+    '',
+  );
   lines.push(...methodology(task), '');
-  lines.push('## Sources', '', ...sources.map((source, index) => `${index + 1}. [${source.title}](${source.url}) (${source.domain}, ${source.publication_date})`));
+  lines.push(
+    '## Sources',
+    '',
+    ...sources.map((source, index) => `${index + 1}. [${source.title}](${source.url}) (${source.domain}, ${source.publication_date})`),
+  );
   return `${lines.join('\n')}\n`;
 }
 

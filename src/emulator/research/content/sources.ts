@@ -46,11 +46,25 @@ const PUBLISHERS: readonly Publisher[] = [
 ];
 
 const SOURCE_COUNTS: Record<ResearchMode, number> = { fast: 6, standard: 10, heavy: 14, max: 20 };
-const ANGLES = ['overview', 'market analysis', 'recent developments', 'data and statistics', 'risks and outlook', 'case study', 'policy context', 'technical background'];
+const ANGLES = [
+  'overview',
+  'market analysis',
+  'recent developments',
+  'data and statistics',
+  'risks and outlook',
+  'case study',
+  'policy context',
+  'technical background',
+];
 
 /** `www.` stripped, lower case: how domains are compared. */
 export function normaliseDomain(domain: string): string {
-  const trimmed = domain.trim().toLowerCase().replace(/^https?:\/\//, '').split('/')[0] ?? '';
+  const trimmed =
+    domain
+      .trim()
+      .toLowerCase()
+      .replace(/^https?:\/\//, '')
+      .split('/')[0] ?? '';
   return trimmed.replace(/^www\./, '');
 }
 
@@ -105,12 +119,16 @@ export function taskSources(task: TaskRecord, fraction = 1): GeneratedSource[] {
   const push = (source: GeneratedSource): void => {
     if (allowed(source.domain) && !sources.some((known) => known.url === source.url)) sources.push(source);
   };
-  task.config.urls.forEach((url, index) => push({
-    ...sourceFor(topic, { domain: safeHost(url), name: safeHost(url), source: 'web', path: '' }, task.seed, 50 + index),
-    url,
-    title: `Provided reference: ${url}`,
-  }));
-  included.forEach((domain, index) => push(sourceFor(topic, { domain: normaliseDomain(domain), name: normaliseDomain(domain), source: 'web', path: 'research' }, task.seed, 60 + index)));
+  task.config.urls.forEach((url, index) =>
+    push({
+      ...sourceFor(topic, { domain: safeHost(url), name: safeHost(url), source: 'web', path: '' }, task.seed, 50 + index),
+      url,
+      title: `Provided reference: ${url}`,
+    }),
+  );
+  included.forEach((domain, index) =>
+    push(sourceFor(topic, { domain: normaliseDomain(domain), name: normaliseDomain(domain), source: 'web', path: 'research' }, task.seed, 60 + index)),
+  );
   candidateSources(task).forEach(push);
   PUBLISHERS.forEach((publisher, index) => push(sourceFor(topic, publisher, task.seed, 20 + index)));
   const wanted = Math.max(SOURCE_COUNTS[task.config.mode], task.config.urls.length + included.length);

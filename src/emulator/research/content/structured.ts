@@ -13,15 +13,19 @@ const MAX_DEPTH = 10;
 export function structuredOutput(task: TaskRecord, schema: Schema, sources: readonly GeneratedSource[]): Record<string, unknown> {
   const root = isSchema(schema.schema) && schema.type === undefined && schema.properties === undefined ? schema.schema : schema;
   const state: Generation = { task, sources, counter: 0 };
-  const value = walkSchema(root, {
-    string: (node, name) => stringValue(node, name, state),
-    number: (node, integer) => numberValue(node, state, integer),
-    boolean: () => state.counter++ % 2 === 0,
-    choose: (options) => options[state.counter++ % options.length],
-    arrayLength: (min = 0, max = Number.POSITIVE_INFINITY) => Math.min(max, Math.max(min, 3)),
-    itemName: (name) => singular(name),
-    emptyObject: () => ({ summary: summaryOf(task, findingsOf(task, sources)) }),
-  }, MAX_DEPTH);
+  const value = walkSchema(
+    root,
+    {
+      string: (node, name) => stringValue(node, name, state),
+      number: (node, integer) => numberValue(node, state, integer),
+      boolean: () => state.counter++ % 2 === 0,
+      choose: (options) => options[state.counter++ % options.length],
+      arrayLength: (min = 0, max = Number.POSITIVE_INFINITY) => Math.min(max, Math.max(min, 3)),
+      itemName: (name) => singular(name),
+      emptyObject: () => ({ summary: summaryOf(task, findingsOf(task, sources)) }),
+    },
+    MAX_DEPTH,
+  );
   return isSchema(value) ? value : { result: value };
 }
 
@@ -33,9 +37,10 @@ interface Generation {
 
 function numberValue(schema: Schema, state: Generation, integer: boolean): number {
   const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
-  const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - 1 : Math.max(min, 100);
+  const max =
+    typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - 1 : Math.max(min, 100);
   const span = Math.max(0, max - min);
-  const raw = min + ((state.task.seed + state.counter++ * 37) % 1000) / 1000 * span;
+  const raw = min + (((state.task.seed + state.counter++ * 37) % 1000) / 1000) * span;
   return integer ? Math.min(max, Math.max(min, Math.round(raw))) : Math.round(raw * 100) / 100;
 }
 

@@ -1,8 +1,65 @@
 const STOP_WORDS = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'does', 'for', 'from', 'how', 'in', 'into', 'is', 'it',
-  'its', 'of', 'on', 'or', 'our', 'should', 'that', 'the', 'their', 'this', 'to', 'vs', 'was', 'what', 'when', 'which',
-  'who', 'why', 'will', 'with', 'we', 'you', 'your', 'about', 'between', 'over', 'most', 'more', 'than', 'there', 'please',
-  'research', 'report', 'analyse', 'analyze', 'find', 'give', 'me', 'us', 'list', 'compare', 'summarise', 'summarize',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'can',
+  'do',
+  'does',
+  'for',
+  'from',
+  'how',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'of',
+  'on',
+  'or',
+  'our',
+  'should',
+  'that',
+  'the',
+  'their',
+  'this',
+  'to',
+  'vs',
+  'was',
+  'what',
+  'when',
+  'which',
+  'who',
+  'why',
+  'will',
+  'with',
+  'we',
+  'you',
+  'your',
+  'about',
+  'between',
+  'over',
+  'most',
+  'more',
+  'than',
+  'there',
+  'please',
+  'research',
+  'report',
+  'analyse',
+  'analyze',
+  'find',
+  'give',
+  'me',
+  'us',
+  'list',
+  'compare',
+  'summarise',
+  'summarize',
 ]);
 
 /** A short title and the salient keywords of a query, used to make generated text about the query. */
@@ -15,7 +72,10 @@ export interface Topic {
 
 /** Derives a topic from free text (no language model: the first salient words in order). */
 export function topicOf(query: string): Topic {
-  const words = query.replace(/[^\p{L}\p{N}\s-]/gu, ' ').split(/\s+/).filter(Boolean);
+  const words = query
+    .replace(/[^\p{L}\p{N}\s-]/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   const keywords: string[] = [];
   for (const word of words) {
     const lower = word.toLowerCase();
@@ -27,6 +87,11 @@ export function topicOf(query: string): Topic {
   const firstLine = query.trim().split(/\n/)[0] ?? query;
   const clipped = firstLine.length > 90 ? `${firstLine.slice(0, 87).trimEnd()}...` : firstLine;
   const title = clipped.charAt(0).toUpperCase() + clipped.slice(1);
-  const slug = keywords.slice(0, 4).join('-').toLowerCase().replace(/[^a-z0-9-]/g, '') || 'topic';
+  const slug =
+    keywords
+      .slice(0, 4)
+      .join('-')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '') || 'topic';
   return { title, keywords, slug };
 }

@@ -8,7 +8,10 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 export function xmlText(text: string): string {
   return text
     .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 /** An XML part with the standard declaration. */
@@ -18,8 +21,12 @@ export function xmlPart(body: string): string {
 
 /** `[Content_Types].xml` with the given part overrides. */
 export function contentTypes(overrides: Record<string, string>): string {
-  const entries = Object.entries(overrides).map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`).join('');
-  return xmlPart(`<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${entries}</Types>`);
+  const entries = Object.entries(overrides)
+    .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
+    .join('');
+  return xmlPart(
+    `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${entries}</Types>`,
+  );
 }
 
 /** A relationships part: `[id, type suffix, target]` triples (type suffix after `.../relationships/`). */
@@ -30,23 +37,33 @@ export function relationships(items: readonly (readonly [string, string, string]
 
 /** A one-sheet Excel workbook of `rows` (numbers as numbers, everything else as inline strings). */
 export function xlsx(rows: readonly (readonly (string | number)[])[]): Buffer {
-  const sheetRows = rows.map((row, rowIndex) => {
-    const cells = row.map((value, column) => {
-      const ref = `${columnName(column)}${rowIndex + 1}`;
-      return typeof value === 'number'
-        ? `<c r="${ref}"><v>${value}</v></c>`
-        : `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
-    }).join('');
-    return `<row r="${rowIndex + 1}">${cells}</row>`;
-  }).join('');
+  const sheetRows = rows
+    .map((row, rowIndex) => {
+      const cells = row
+        .map((value, column) => {
+          const ref = `${columnName(column)}${rowIndex + 1}`;
+          return typeof value === 'number'
+            ? `<c r="${ref}"><v>${value}</v></c>`
+            : `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
+        })
+        .join('');
+      return `<row r="${rowIndex + 1}">${cells}</row>`;
+    })
+    .join('');
   const main = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
   return zip([
-    { name: '[Content_Types].xml', data: contentTypes({
-      '/xl/workbook.xml': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
-      '/xl/worksheets/sheet1.xml': 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml',
-    }) },
+    {
+      name: '[Content_Types].xml',
+      data: contentTypes({
+        '/xl/workbook.xml': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
+        '/xl/worksheets/sheet1.xml': 'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml',
+      }),
+    },
     { name: '_rels/.rels', data: relationships([['rId1', 'officeDocument', 'xl/workbook.xml']]) },
-    { name: 'xl/workbook.xml', data: xmlPart(`<workbook xmlns="${main}" xmlns:r="${REL_TYPE}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`) },
+    {
+      name: 'xl/workbook.xml',
+      data: xmlPart(`<workbook xmlns="${main}" xmlns:r="${REL_TYPE}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+    },
     { name: 'xl/_rels/workbook.xml.rels', data: relationships([['rId1', 'worksheet', 'worksheets/sheet1.xml']]) },
     { name: 'xl/worksheets/sheet1.xml', data: xmlPart(`<worksheet xmlns="${main}"><sheetData>${sheetRows}</sheetData></worksheet>`) },
   ]);
@@ -59,16 +76,25 @@ export function docx(title: string, paragraphs: readonly string[]): Buffer {
     const props = bold || size ? `<w:rPr>${bold ? '<w:b/>' : ''}${size ? `<w:sz w:val="${size}"/>` : ''}</w:rPr>` : '';
     return `<w:p><w:r>${props}<w:t xml:space="preserve">${xmlText(text)}</w:t></w:r></w:p>`;
   };
-  const body = [paragraph(title, true, 36), ...paragraphs.map((text) => {
-    const heading = /^#+\s+/.exec(text);
-    return heading ? paragraph(text.slice(heading[0].length), true, 28) : paragraph(text, false);
-  })].join('');
+  const body = [
+    paragraph(title, true, 36),
+    ...paragraphs.map((text) => {
+      const heading = /^#+\s+/.exec(text);
+      return heading ? paragraph(text.slice(heading[0].length), true, 28) : paragraph(text, false);
+    }),
+  ].join('');
   return zip([
-    { name: '[Content_Types].xml', data: contentTypes({
-      '/word/document.xml': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
-    }) },
+    {
+      name: '[Content_Types].xml',
+      data: contentTypes({
+        '/word/document.xml': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+      }),
+    },
     { name: '_rels/.rels', data: relationships([['rId1', 'officeDocument', 'word/document.xml']]) },
-    { name: 'word/document.xml', data: xmlPart(`<w:document xmlns:w="${w}"><w:body>${body}<w:sectPr><w:pgSz w:w="12240" w:h="15840"/></w:sectPr></w:body></w:document>`) },
+    {
+      name: 'word/document.xml',
+      data: xmlPart(`<w:document xmlns:w="${w}"><w:body>${body}<w:sectPr><w:pgSz w:w="12240" w:h="15840"/></w:sectPr></w:body></w:document>`),
+    },
   ]);
 }
 

@@ -2,7 +2,14 @@ import { crc32, deflateSync } from 'node:zlib';
 
 type Rgb = readonly [number, number, number];
 
-const PALETTE: readonly Rgb[] = [[52, 101, 164], [78, 154, 6], [204, 0, 0], [196, 160, 0], [117, 80, 123], [6, 152, 154]];
+const PALETTE: readonly Rgb[] = [
+  [52, 101, 164],
+  [78, 154, 6],
+  [204, 0, 0],
+  [196, 160, 0],
+  [117, 80, 123],
+  [6, 152, 154],
+];
 const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** A valid RGB PNG of a bar chart with `values` (0..1), for chart and screenshot assets. */
