@@ -233,7 +233,13 @@ export class WindowStrategy implements RunStrategy {
         await getExternalWorkflowHandle(workflowId)
           .cancel()
           .catch(() => undefined);
-        return await follow(true);
+        try {
+          return await follow(true);
+        } catch (lookError) {
+          // Its end could not be read (the look failed for good): the item is recorded as failed with the
+          // reason, rather than the rejection failing every workflow task of the cancelled run.
+          return { status: 'failed', costUsd: 0, workflowId, error: failureMessage(lookError), failureType: failureType(lookError) };
+        }
       });
     } finally {
       reports.delete(item.key);
