@@ -9,7 +9,7 @@ import { addRunCommands } from './commands/runs';
 import { addScheduleCommands } from './commands/schedules';
 import { isHelpExit, parsePort, usageMessage, UsageError } from './shared/usage';
 import { loadConfig, ConfigError } from './config';
-import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom } from './emulator/command';
+import { emulatorCommand, emulatorOptionsFrom } from './emulator/command';
 
 /** Where `rp dev` keeps the dev server's state unless told otherwise: beside the project's Temporal binaries (ignored by git). */
 const DEV_DATABASE_DEFAULT = '.temporal/dev-server.db';
@@ -137,8 +137,7 @@ function wantsJson(argv: readonly string[]): boolean {
 /** What a failed `rp ... --json` prints on stdout, and its exit code. */
 function jsonError(error: unknown): { code: number; document: JsonError } {
   if (error instanceof CommanderError) return { code: EXIT.usage, document: { error: { kind: 'usage', message: usageMessage(error) } } };
-  if (error instanceof UsageError || error instanceof EmulatorCommandError)
-    return { code: EXIT.usage, document: { error: { kind: 'usage', message: error.message } } };
+  if (error instanceof UsageError) return { code: EXIT.usage, document: { error: { kind: 'usage', message: error.message } } };
   if (error instanceof ConfigError) return { code: EXIT.failed, document: { error: { kind: 'config', message: error.message, issues: error.issues } } };
   return { code: EXIT.failed, document: { error: { kind: 'failed', message: error instanceof Error ? error.message : String(error) } } };
 }
@@ -169,7 +168,7 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code !== 'commander.help') log(`rp: ${usageMessage(error)}`);
       return EXIT.usage;
     }
-    if (error instanceof UsageError || error instanceof EmulatorCommandError) {
+    if (error instanceof UsageError) {
       log(`rp: ${error.message}`);
       return EXIT.usage;
     }

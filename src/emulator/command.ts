@@ -1,18 +1,10 @@
 import type { EventEmitter } from 'node:events';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { valueFor } from '../shared/usage';
+import { UsageError, valueFor } from '../shared/usage';
 import { isLoopbackHost } from '../api/schemas/webhook-url';
 import type { EmulatorOptions } from './options';
 import { startEmulator } from './server';
-
-/** A bad command line; the message names the flag and the rule. */
-export class EmulatorCommandError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EmulatorCommandError';
-  }
-}
 
 /** Where the command writes and which signals stop it (the process by default; tests pass their own). */
 export interface EmulatorCommandIo {
@@ -23,7 +15,7 @@ export interface EmulatorCommandIo {
 
 /** `rp emulator` as commander parses it: flags and help text in one place. */
 export function emulatorCommand(): Command {
-  const value = (flag: string) => valueFor(flag, (message) => new EmulatorCommandError(message));
+  const value = (flag: string) => valueFor(flag, (message) => new UsageError(message));
   return new Command('emulator')
     .description('run the research service emulator on loopback until Ctrl+C')
     .helpOption('-h, --help', 'show this help')
@@ -65,7 +57,7 @@ export function emulatorOptionsFrom(raw: Record<string, unknown>): EmulatorOptio
   if (!result.success) {
     const issue = result.error.issues[0];
     const key = String(issue?.path[0] ?? 'option');
-    throw new EmulatorCommandError(`${flagName(key)}: ${issue?.message ?? 'invalid value'} (got "${String(raw[key] ?? '')}")`);
+    throw new UsageError(`${flagName(key)}: ${issue?.message ?? 'invalid value'} (got "${String(raw[key] ?? '')}")`);
   }
   const flags = result.data;
   const research =

@@ -1,7 +1,6 @@
 /** The research service emulator: a faithful local implementation over real HTTP on loopback. */
 export { startEmulator, DEFAULT_CREDITS_USD, type RunningEmulator } from './server';
 export { EmulatorOptionsError, parseEmulatorOptions, type EmulatorOptions } from './options';
-export { EmulatorCommandError } from './command';
 export { AccountBook, INSUFFICIENT_CREDITS, type AccountSpec } from './accounts';
 export { StatsRecorder, canonicalJson, type ServerStatsSnapshot } from './stats';
 export { FaultInjector, faultConfig, routeFaults, type FaultConfig, type RouteFaults } from './faults';

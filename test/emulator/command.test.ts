@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { main } from '../../src/cli';
-import { EmulatorCommandError, emulatorCommand, emulatorOptionsFrom, serveEmulator } from '../../src/emulator/command';
+import { emulatorCommand, emulatorOptionsFrom, serveEmulator } from '../../src/emulator/command';
+import { UsageError } from '../../src/shared/usage';
 
 /** The options `rp emulator` starts the emulator with for `argv`: its commander definition, then its checks. */
 function optionsFor(argv: string[]) {
@@ -40,7 +41,7 @@ describe('rp emulator arguments', () => {
     [['--capacity', '2.5'], '--capacity: must be a positive integer'],
     [['--port', '--seed', '1'], '--port: needs a value'],
   ])('rejects %j naming the flag and the rule', (argv, message) => {
-    expect(() => optionsFor(argv)).toThrow(EmulatorCommandError);
+    expect(() => optionsFor(argv)).toThrow(UsageError);
     expect(() => optionsFor(argv)).toThrow(message);
   });
 
