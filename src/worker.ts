@@ -1,7 +1,7 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { ResearchClient } from './api';
-import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
+import { createActivities, FileWebhookSecretStore, openArtifactStore, type ActivityDeps } from './activities';
 import { dataConverterFromConfig } from './codec/data-converter';
 import { checkWorkerResearchService, type Config } from './config';
 import { configSecrets, createLogger } from './logging';
@@ -110,6 +110,8 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       `a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`,
     );
   }
+  // Before anything else opens: a store the worker cannot write to fails the start, naming ARTIFACT_URL.
+  const store = await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir });
   const research = await openResearchService(config, options.startEmulator);
   let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
@@ -125,7 +127,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       connection: temporal.nativeConnection,
       ...createWorkerOptions(config, {
         api: research.api,
-        store: new LocalArtifactStore(config.artifactDir),
+        store,
         secrets: new FileWebhookSecretStore(config.webhookSecretDir),
       }),
     });
@@ -135,7 +137,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     };
     const where = config.research.kind === 'service' ? config.research.baseUrl : 'the embedded emulator';
     log(
-      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}`,
+      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}; artifacts: ${config.artifactStore?.url ?? config.artifactDir}`,
     );
     // `run()` enters RUNNING synchronously, so `stop` works from here on, even for a signal aborted already.
     const running = worker.run();
