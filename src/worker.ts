@@ -102,6 +102,8 @@ export async function openResearchService(config: Config, startEmulator: Embedde
 /** Runs the worker until SIGINT, SIGTERM or `signal`, then drains it and closes every connection. */
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
   checkWorkerResearchService(config);
+  // Before anything else opens: a store the worker cannot write to fails the start, naming ARTIFACT_URL.
+  const store = await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir });
   const logger = options.logger ?? createLogger(config, { secrets: configSecrets(config) });
   const log = options.log ?? ((line: string) => logger.info(line));
   // Before any connection: the runtime is made once per process, with the first connection at the latest.
@@ -110,8 +112,6 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       `a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`,
     );
   }
-  // Before anything else opens: a store the worker cannot write to fails the start, naming ARTIFACT_URL.
-  const store = await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir });
   const research = await openResearchService(config, options.startEmulator);
   let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
