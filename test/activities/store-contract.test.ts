@@ -112,6 +112,19 @@ describe.each(subjects)('%s', (_name, make) => {
     expect(text(await subject.store.get('small/stream.csv'))).toBe('a,b\n1,2\n');
   });
 
+  test.each([
+    ['within the first part', 1],
+    ['after several parts (a multipart upload on S3)', 12],
+  ])('a stream that fails %s stores nothing', async (_when, megabytes) => {
+    async function* failing() {
+      for (let index = 0; index < megabytes; index++) yield new Uint8Array(1024 * 1024).fill(index);
+      throw new Error('the download broke');
+    }
+    await expect(subject.store.put(`broken/${megabytes}.bin`, failing(), 'application/octet-stream')).rejects.toThrow('the download broke');
+    expect(await subject.store.stat(`broken/${megabytes}.bin`)).toBeUndefined();
+    expect(await subject.store.list('broken')).toEqual([]);
+  });
+
   test('a missing key: get rejects naming the key, stat is undefined', async () => {
     const failure = subject.store.get('research/nothing/here.md');
     await expect(failure).rejects.toThrow(ArtifactNotFoundError);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
-import { testStore, type TestStoreInfo } from './seaweedfs';
+import type { TestStoreInfo } from './seaweedfs';
 
 /** A fresh bucket on the run's SeaweedFS, with a client for it and the environment a worker would get. */
 export interface TestBucket {
@@ -8,21 +8,6 @@ export interface TestBucket {
   bucket: string;
   /** AWS_* variables (and AWS_S3_FORCE_PATH_STYLE) pointing at the run's SeaweedFS. */
   env: Record<string, string>;
-}
-
-/**
- * The run's SeaweedFS for a test file: `describe` when it runs, `describe.skip` (with the reason printed)
- * when it is not installed outside CI. Under CI global setup has already failed the run in that case.
- */
-export function describeWithStore(name: string, body: (info: TestStoreInfo & { available: true }) => void): void {
-  const info = testStore();
-  if (info.available) {
-    describe(name, () => body(info));
-  } else {
-    if (process.env.CI) throw new Error(`CI needs SeaweedFS for ${name}: ${info.reason}`);
-    process.stderr.write(`${name} skipped: ${info.reason}\n`);
-    describe.skip(name, () => body(undefined as never));
-  }
 }
 
 /** Waits (up to `timeoutMs`) for the S3 port to answer, then creates a bucket named after `label`. */
