@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -89,6 +89,8 @@ export async function startSeaweedFs(weed: string): Promise<SeaweedFs> {
     '-s3.port.iceberg=0',
     '-s3.port.lance=0',
     `-s3.config=${config}`,
+    `-filer.localSocket=${path.join(dir, 'filer.sock')}`,
+    `-s3.localSocket=${path.join(dir, 's3.sock')}`,
   ];
   await mkdir(path.join(dir, 'data'));
   const child: ChildProcess = spawn(weed, args, { cwd: dir, stdio: 'ignore', detached: false });
@@ -102,6 +104,10 @@ export async function startSeaweedFs(weed: string): Promise<SeaweedFs> {
         await exited;
       }
       await rm(dir, { recursive: true, force: true });
+      // Its gRPC servers also listen on /tmp/seaweedfs-<role>-grpc-<port>.sock, which a killed process leaves.
+      const ours = new Set(ports.map(String));
+      const sockets = (await readdir('/tmp').catch(() => [])).filter((name) => ours.has(/^seaweedfs-[\w-]+-(\d+)\.sock$/.exec(name)?.[1] ?? ''));
+      await Promise.all(sockets.map((name) => rm(path.join('/tmp', name), { force: true })));
     },
   };
 }
