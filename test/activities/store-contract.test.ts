@@ -156,6 +156,9 @@ describe.each(subjects)('%s', (_name, make) => {
     expect(listed[0]).toMatchObject({ bytes: 2, sha256: sha256('{}'), contentType: 'application/json' });
     expect(await subject.store.list('list/run-1/')).toHaveLength(inside.length);
     expect(await subject.store.list('list/none')).toEqual([]);
+    // A folder-like prefix is not an artifact.
+    expect(await subject.store.stat('list/run-1')).toBeUndefined();
+    await expect(subject.store.get('list/run-1')).rejects.toThrow(ArtifactNotFoundError);
   });
 
   test('a put replaces the content; concurrent puts of one key leave one whole value', async () => {
