@@ -194,7 +194,14 @@ export class S3ArtifactStore implements ArtifactStore {
       queueSize: 2,
       leavePartsOnError: false,
     });
-    const done = await upload.done();
+    let done;
+    try {
+      done = await upload.done();
+    } catch (error) {
+      // The upload was aborted (no part is left behind); let the source stream release what it holds.
+      await iterator.return?.().catch(() => undefined);
+      throw error;
+    }
     const sha256 = hash.digest('hex');
     await this.client.send(
       new PutObjectCommand({
