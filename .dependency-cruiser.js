@@ -125,6 +125,16 @@ module.exports = {
       to: { path: '^src/temporal/server\\.ts$' },
     },
     {
+      name: 'aws-sdk-loaded-lazily',
+      comment:
+        'The AWS SDK loads only with an s3:// artifact store: only src/activities/s3-store.ts imports it, and ' +
+        'that file is reached by a dynamic import (openArtifactStore) or `import type`, so clients, the intake ' +
+        'and a worker on a local store never load it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/activities/s3-store\\.ts$' },
+      to: { path: '(node_modules/@aws-sdk/|^src/activities/s3-store\\.ts$)', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
       name: 'dev-loaded-lazily',
       comment: '`rp dev` is loaded on demand (a dynamic import from src/cli.ts), so no other command loads the dev server.',
       severity: 'error',

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { webhookUrlProblem } from './api';
 import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from './codec/keys';
@@ -18,7 +19,10 @@ export interface Config {
    */
   temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
   research: ResearchServiceConfig;
+  /** The local store's folder (ARTIFACT_DIR, or ARTIFACT_URL as a path or `file://` URL). */
   artifactDir: string;
+  /** ARTIFACT_URL=s3://bucket/prefix: artifacts go to that bucket instead of `artifactDir`. */
+  artifactStore?: S3ArtifactSettings;
   webhookSecretDir: string;
   /** Public base URL of the intake; webhooks are requested only when set. */
   intakePublicUrl?: string;
@@ -31,6 +35,20 @@ export interface Config {
   /** host:port of the SDK's Prometheus endpoint (METRICS_BIND_ADDRESS); off when unset. */
   metricsBindAddress?: string;
   log: { level: LogLevelName; format: 'json' | 'pretty' };
+}
+
+/**
+ * An S3-compatible artifact store: the bucket and key prefix of ARTIFACT_URL; the client reads the
+ * standard AWS environment (AWS_ENDPOINT_URL, AWS_REGION, the credential chain).
+ */
+export interface S3ArtifactSettings {
+  kind: 's3';
+  url: string;
+  bucket: string;
+  /** Empty, or ending in `/`. */
+  prefix: string;
+  /** AWS_S3_FORCE_PATH_STYLE=true: `http://host/bucket/key` addressing (SeaweedFS, MinIO). */
+  forcePathStyle: boolean;
 }
 
 /** Log levels of LOG_LEVEL, from the noisiest. */
@@ -65,6 +83,34 @@ export class ConfigError extends Error {
 // Docker env files and shells leave variables set but empty; that means "not set".
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 const text = (fallback: string) => optional(z.string().trim().min(1)).transform((value) => value ?? fallback);
+/**
+ * ARTIFACT_URL: `s3://bucket/prefix` (an S3-compatible bucket), `file:///path` or a plain path (a local
+ * folder). Returns the folder or the bucket and prefix, or the rule it breaks.
+ */
+export function parseArtifactUrl(value: string): { dir: string } | { bucket: string; prefix: string } | { problem: string } {
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined || /^[a-zA-Z]:[\\/]/.test(value)) return { dir: value };
+  if (scheme === 'file') {
+    try {
+      return { dir: fileURLToPath(value) };
+    } catch (error) {
+      return { problem: `is not a usable file:// URL (${(error as Error).message})` };
+    }
+  }
+  if (scheme !== 's3') return { problem: 'must be s3://bucket/prefix, a file:// URL or a folder path' };
+  const match = /^s3:\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(value);
+  if (!match) return { problem: 'must be s3://bucket/prefix, without a query or fragment' };
+  const bucket = match[1] ?? '';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    return { problem: `has bucket name ${JSON.stringify(bucket)}: must be 3 to 63 lowercase letters, digits, dots or hyphens` };
+  }
+  const segments = (match[2] ?? '').split('/').filter(Boolean);
+  if (segments.some((segment) => segment === '.' || segment === '..' || segment.startsWith('.'))) {
+    return { problem: 'has a prefix with a segment starting with "." (such segments are reserved for the store)' };
+  }
+  return { bucket, prefix: segments.length ? `${segments.join('/')}/` : '' };
+}
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' });
 
 /** Estimated bits of a key from its character frequencies (Shannon entropy times length). */
@@ -90,6 +136,8 @@ export const intakeKey = z
     return distinct >= 8 && bits >= 96;
   }, 'has too little entropy (fewer than 8 distinct characters or under 96 bits by character frequency); use e.g. openssl rand -hex 32');
 
+const DEFAULT_ARTIFACT_DIR = './.artifacts';
+
 const environment = z
   .object({
     TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
@@ -102,7 +150,18 @@ const environment = z
         .transform(Number)
         .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)')),
     ),
-    ARTIFACT_DIR: text('./.artifacts'),
+    ARTIFACT_DIR: optional(z.string().trim().min(1)),
+    ARTIFACT_URL: optional(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .superRefine((value, ctx) => {
+          const parsed = parseArtifactUrl(value);
+          if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
+        }),
+    ),
+    AWS_S3_FORCE_PATH_STYLE: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
     WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
     INTAKE_KEY: optional(intakeKey),
     INTAKE_PUBLIC_URL: optional(
@@ -155,6 +214,13 @@ const environment = z
         message: "is required when INTAKE_PUBLIC_URL is set (the same key as the intake's; webhook URLs carry tokens made with it)",
       });
     }
+    if (env.ARTIFACT_URL && env.ARTIFACT_DIR) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ARTIFACT_URL'],
+        message: 'and ARTIFACT_DIR are both set: set only one (ARTIFACT_URL takes a path, file:// or s3:// URL)',
+      });
+    }
     if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
     }
@@ -190,10 +256,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
       ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
       : { kind: 'emulator', ...timeout };
+  const artifacts = vars.ARTIFACT_URL ? parseArtifactUrl(vars.ARTIFACT_URL) : { dir: vars.ARTIFACT_DIR ?? DEFAULT_ARTIFACT_DIR };
   const config: Config = {
     temporal: { ...temporal.connection, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
-    artifactDir: vars.ARTIFACT_DIR,
+    artifactDir: 'dir' in artifacts ? artifacts.dir : DEFAULT_ARTIFACT_DIR,
+    ...('bucket' in artifacts && vars.ARTIFACT_URL
+      ? {
+          artifactStore: {
+            kind: 's3' as const,
+            url: vars.ARTIFACT_URL,
+            bucket: artifacts.bucket,
+            prefix: artifacts.prefix,
+            forcePathStyle: vars.AWS_S3_FORCE_PATH_STYLE === 'true',
+          },
+        }
+      : {}),
     webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
     ...(vars.INTAKE_PUBLIC_URL ? { intakePublicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
     codecServer: hidden<CodecServerConfig, 'token'>(

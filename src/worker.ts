@@ -1,7 +1,7 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { ResearchClient } from './api';
-import { createActivities, FileWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from './activities';
+import { createActivities, FileWebhookSecretStore, openArtifactStore, type ActivityDeps } from './activities';
 import { dataConverterFromConfig } from './codec/data-converter';
 import { checkWorkerResearchService, type Config } from './config';
 import { configSecrets, createLogger } from './logging';
@@ -102,6 +102,8 @@ export async function openResearchService(config: Config, startEmulator: Embedde
 /** Runs the worker until SIGINT, SIGTERM or `signal`, then drains it and closes every connection. */
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
   checkWorkerResearchService(config);
+  // Before anything else opens: a store the worker cannot write to fails the start, naming ARTIFACT_URL.
+  const store = await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir });
   const logger = options.logger ?? createLogger(config, { secrets: configSecrets(config) });
   const log = options.log ?? ((line: string) => logger.info(line));
   // Before any connection: the runtime is made once per process, with the first connection at the latest.
@@ -125,7 +127,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       connection: temporal.nativeConnection,
       ...createWorkerOptions(config, {
         api: research.api,
-        store: new LocalArtifactStore(config.artifactDir),
+        store,
         secrets: new FileWebhookSecretStore(config.webhookSecretDir),
       }),
     });
@@ -135,7 +137,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     };
     const where = config.research.kind === 'service' ? config.research.baseUrl : 'the embedded emulator';
     log(
-      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}`,
+      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}; artifacts: ${config.artifactStore?.url ?? config.artifactDir}`,
     );
     // `run()` enters RUNNING synchronously, so `stop` works from here on, even for a signal aborted already.
     const running = worker.run();

@@ -118,6 +118,63 @@ describe('loadConfig', () => {
   });
 });
 
+describe('ARTIFACT_URL', () => {
+  test('s3://bucket/prefix selects the S3 store; AWS_S3_FORCE_PATH_STYLE=true asks for path-style addressing', () => {
+    expect(loadConfig({ ARTIFACT_URL: 's3://research-artifacts/prod/eu', AWS_S3_FORCE_PATH_STYLE: 'true' })).toMatchObject({
+      artifactStore: { kind: 's3', url: 's3://research-artifacts/prod/eu', bucket: 'research-artifacts', prefix: 'prod/eu/', forcePathStyle: true },
+    });
+    expect(loadConfig({ ARTIFACT_URL: 's3://research-artifacts' }).artifactStore).toEqual({
+      kind: 's3',
+      url: 's3://research-artifacts',
+      bucket: 'research-artifacts',
+      prefix: '',
+      forcePathStyle: false,
+    });
+  });
+
+  test('a path or file:// URL is the local store, as ARTIFACT_DIR is', () => {
+    expect(loadConfig({ ARTIFACT_URL: 'file:///data/artifacts' })).toMatchObject({ artifactDir: '/data/artifacts' });
+    expect(loadConfig({ ARTIFACT_URL: './out' })).toMatchObject({ artifactDir: './out' });
+    expect(loadConfig({ ARTIFACT_URL: 'file:///data/artifacts' }).artifactStore).toBeUndefined();
+    expect(loadConfig({ ARTIFACT_DIR: '/data/a' })).toMatchObject({ artifactDir: '/data/a' });
+  });
+
+  test.each([
+    ['gs://bucket/prefix', 'ARTIFACT_URL: must be s3://bucket/prefix, a file:// URL or a folder path'],
+    ['s3://Bad_Bucket/x', 'ARTIFACT_URL: has bucket name "Bad_Bucket": must be 3 to 63 lowercase letters, digits, dots or hyphens'],
+    ['s3://bucket/x?region=eu', 'ARTIFACT_URL: must be s3://bucket/prefix, without a query or fragment'],
+    ['s3://bucket/a/../b', 'ARTIFACT_URL: has a prefix with a segment starting with "."'],
+  ])('%s is refused with the rule', (url, message) => {
+    expect(configError({ ARTIFACT_URL: url }).message).toContain(message);
+  });
+
+  test('ARTIFACT_URL and ARTIFACT_DIR together are refused', () => {
+    expect(configError({ ARTIFACT_URL: 's3://bucket-a/p', ARTIFACT_DIR: '/data' }).message).toContain('ARTIFACT_URL: and ARTIFACT_DIR are both set');
+    expect(configError({ AWS_S3_FORCE_PATH_STYLE: 'yes' }).message).toContain('AWS_S3_FORCE_PATH_STYLE: must be true or false');
+  });
+
+  test('a worker whose ARTIFACT_URL bucket cannot be reached fails at start, naming ARTIFACT_URL and the cause', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:1',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_MAX_ATTEMPTS: '1',
+    });
+    try {
+      await expect(runWorker(loadConfig({ ARTIFACT_URL: 's3://artifacts/prod', AWS_S3_FORCE_PATH_STYLE: 'true' }))).rejects.toThrow(
+        /^ARTIFACT_URL=s3:\/\/artifacts\/prod: the artifact store cannot be used: .*ECONNREFUSED/,
+      );
+    } finally {
+      for (const name of ['AWS_ENDPOINT_URL', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_MAX_ATTEMPTS']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
+});
+
 describe('a production worker without service settings', () => {
   test('refuses to start instead of running the embedded emulator silently, naming the variable and the way out', async () => {
     const previous = process.env.NODE_ENV;

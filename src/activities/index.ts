@@ -49,7 +49,9 @@ export type ResearchActivities = ReturnType<typeof createActivities>;
 
 export type { ActivityDeps } from './deps';
 export * from './types';
-export { ArtifactKeyError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
+export { ArtifactKeyError, ArtifactNotFoundError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
+export { ArtifactStoreUnreachableError, openArtifactStore, type ArtifactLocation } from './open-store';
+export type { S3ArtifactStore } from './s3-store';
 export { FileWebhookSecretStore, InMemoryWebhookSecretStore, type WebhookSecretStore } from '../shared/webhook-secrets';
 export { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES, type FailureMappingOptions } from './errors';
 export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './create-outcome';

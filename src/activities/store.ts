@@ -12,7 +12,7 @@ export type ArtifactData = Uint8Array | string | AsyncIterable<Uint8Array>;
 export interface ArtifactStore {
   /** Writes `data` under `key`, replacing any previous content at once (readers never see half a file). */
   put(key: string, data: ArtifactData, contentType: string): Promise<ArtifactRef>;
-  /** The bytes under `key`; rejects when there are none. */
+  /** The bytes under `key`; rejects with `ArtifactNotFoundError` when there are none. */
   get(key: string): Promise<Uint8Array>;
   /** The reference of `key`, or undefined when nothing is stored there. */
   stat(key: string): Promise<ArtifactRef | undefined>;
@@ -28,6 +28,17 @@ export class ArtifactKeyError extends Error {
   ) {
     super(`artifact key ${JSON.stringify(key)} ${reason}`);
     this.name = 'ArtifactKeyError';
+  }
+}
+
+/** Reading a key that holds nothing; the message names the key and where it was looked for. */
+export class ArtifactNotFoundError extends Error {
+  constructor(
+    readonly key: string,
+    readonly uri: string,
+  ) {
+    super(`no artifact under key ${JSON.stringify(key)} (${uri})`);
+    this.name = 'ArtifactNotFoundError';
   }
 }
 
@@ -79,9 +90,16 @@ export class LocalArtifactStore implements ArtifactStore {
     return this.#refOf(key, file, sidecar);
   }
 
-  /** Reads the whole artifact. */
+  /** Reads the whole artifact; rejects with `ArtifactNotFoundError` when there is none. */
   async get(key: string): Promise<Uint8Array> {
-    return new Uint8Array(await readFile(this.#fileOf(key)));
+    const file = this.#fileOf(key);
+    try {
+      return new Uint8Array(await readFile(file));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EISDIR') throw new ArtifactNotFoundError(key, pathToFileURL(file).href);
+      throw error;
+    }
   }
 
   /** The reference, or undefined when the key holds nothing. */

@@ -8,7 +8,7 @@ import type { TaskStatus } from '../api/schemas';
 export interface ArtifactRef {
   /** Store-relative key, e.g. `research/<workflow id>/report.md`. */
   key: string;
-  /** Absolute location a user can open (a `file://` URL for the local store). */
+  /** Absolute location a user can open: a `file://` URL for the local store, `s3://bucket/key` for the S3 store. */
   uri: string;
   bytes: number;
   sha256: string;

@@ -151,6 +151,7 @@ describe('each rule reports an import that breaks it (fixtures)', () => {
     'no-testing-in-production': ['src/worker.ts', /node_modules\/@temporalio\/testing\//],
     'dev-server-only-from-dev': ['src/worker.ts', /^src\/temporal\/server\.ts$/],
     'dev-loaded-lazily': ['src/cli.ts', /^src\/dev\.ts$/],
+    'aws-sdk-loaded-lazily': ['src/activities/uses-aws-sdk.ts', /node_modules\/@aws-sdk\/client-s3\//],
   };
 
   it('has a fixture for every rule', () => {

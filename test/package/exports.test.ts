@@ -58,11 +58,12 @@ test.each([
   expect(loadedBy(specifier).names).toEqual(expect.arrayContaining(expected));
 });
 
-test('the client entry loads neither the worker, fastify, pino, the emulator nor the Temporal client', () => {
+test('the client entry loads neither the worker, fastify, pino, the emulator, the AWS SDK nor the Temporal client', () => {
   const { owners } = loadedBy('research-pipelines/client');
   expect(
     matching(owners, [
       /^@temporalio\/(worker|client|testing)$/,
+      /^@aws-sdk\//,
       /^@grpc\//,
       /^fastify$/,
       /^pino(-pretty)?$/,
@@ -70,6 +71,10 @@ test('the client entry loads neither the worker, fastify, pino, the emulator nor
       /^research-pipelines\/dist\/worker\.js$/,
     ]),
   ).toEqual([]);
+});
+
+test.each(['research-pipelines/activities', 'research-pipelines/worker'])('%s loads the AWS SDK only when an s3:// store is opened', (specifier) => {
+  expect(matching(loadedBy(specifier).owners, [/^@aws-sdk\//, /^@smithy\//])).toEqual([]);
 });
 
 test('the root loads only the Temporal workflow and common packages: no HTTP client, schemas or YAML', () => {

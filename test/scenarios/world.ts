@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ResearchClient } from '../../src/api';
-import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type ActivityDeps } from '../../src/activities';
+import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type ActivityDeps, type ArtifactStore } from '../../src/activities';
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { buildIntake, type Intake } from '../../src/intake';
@@ -18,7 +18,7 @@ type Activities = ReturnType<typeof createActivities>;
 export interface ResearchWorld {
   emulator: RunningEmulator;
   api: ResearchClient;
-  store: LocalArtifactStore;
+  store: ArtifactStore;
   secrets: InMemoryWebhookSecretStore;
   /** Poll and reconcile delays scaled down like the emulator's clock (pass as the workflow's `polling`). */
   polling: PollingOverrides;
@@ -85,6 +85,8 @@ export interface WorldOptions {
   webhooks?: boolean;
   /** The client's own time limit per call (to let injected latency time calls out). */
   clientTimeoutMs?: number;
+  /** The worker's artifact store (a local store in a temporary folder when unset). */
+  store?: ArtifactStore;
 }
 
 /**
@@ -99,7 +101,7 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
     ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}),
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
-  const store = new LocalArtifactStore(dir);
+  const store = options.store ?? new LocalArtifactStore(dir);
   const secrets = new InMemoryWebhookSecretStore();
   const intakeKey = randomBytes(32).toString('hex');
   let intake: Intake | undefined;

@@ -1,7 +1,8 @@
 import { running } from './global-setup';
 
-/** Jest global teardown: stops the server global setup started (a no-op for an existing one's connection). */
+/** Jest global teardown: stops the servers global setup started (a no-op for an existing one's connection). */
 export default async function globalTeardown(): Promise<void> {
-  await running.server?.close();
+  await Promise.all([running.server?.close(), running.store?.close()]);
   running.server = undefined;
+  running.store = undefined;
 }
