@@ -19,7 +19,11 @@ export interface Config {
   temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
   research: ResearchServiceConfig;
   artifactDir: string;
-  webhookSecretDir: string;
+  /**
+   * WEBHOOK_SECRET_DIR, deprecated: secrets are kept encrypted in the artifact store; when set, this
+   * folder is still read for secrets an earlier version wrote there.
+   */
+  webhookSecretDir?: string;
   /** Public base URL of the intake; webhooks are requested only when set. */
   intakePublicUrl?: string;
   /** Key of the webhook URLs' route tokens (INTAKE_KEY); set whenever `intakePublicUrl` is. Not enumerable: never logged. */
@@ -103,7 +107,7 @@ const environment = z
         .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)')),
     ),
     ARTIFACT_DIR: text('./.artifacts'),
-    WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+    WEBHOOK_SECRET_DIR: optional(z.string().trim().min(1)),
     INTAKE_KEY: optional(intakeKey),
     INTAKE_PUBLIC_URL: optional(
       z.string().superRefine((value, ctx) => {
@@ -194,7 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     temporal: { ...temporal.connection, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
     artifactDir: vars.ARTIFACT_DIR,
-    webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
+    ...(vars.WEBHOOK_SECRET_DIR ? { webhookSecretDir: vars.WEBHOOK_SECRET_DIR } : {}),
     ...(vars.INTAKE_PUBLIC_URL ? { intakePublicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
     codecServer: hidden<CodecServerConfig, 'token'>(
       { corsOrigins: vars.CODEC_CORS_ORIGINS, allowUnauthenticated: vars.CODEC_SERVER_ALLOW_UNAUTHENTICATED === 'true' },

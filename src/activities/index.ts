@@ -50,7 +50,15 @@ export type ResearchActivities = ReturnType<typeof createActivities>;
 export type { ActivityDeps } from './deps';
 export * from './types';
 export { ArtifactKeyError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
-export { FileWebhookSecretStore, InMemoryWebhookSecretStore, type WebhookSecretStore } from '../shared/webhook-secrets';
+export { openArtifactStore, type ArtifactStoreSettings } from './open-store';
+export {
+  EncryptedWebhookSecretStore,
+  FileWebhookSecretStore,
+  InMemoryWebhookSecretStore,
+  openWebhookSecretStore,
+  WebhookSecretRecordError,
+  type WebhookSecretStore,
+} from '../shared/webhook-secrets';
 export { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES, type FailureMappingOptions } from './errors';
 export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './create-outcome';
 export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';

@@ -12,7 +12,10 @@ export interface IntakeConfig {
   readonly intakeKey: string;
   /** Bearer tokens accepted on the app-event routes. Not enumerable: never logged. */
   readonly tokens: readonly string[];
-  webhookSecretDir: string;
+  /** ARTIFACT_DIR: the worker's artifact store, where the webhook secrets are kept (encrypted with INTAKE_KEY). */
+  artifactDir: string;
+  /** WEBHOOK_SECRET_DIR, deprecated: read for secrets an earlier worker wrote there. */
+  webhookSecretDir?: string;
   pipelinesDir: string;
   bodyLimitBytes: number;
   /** Accepted clock difference of a webhook's timestamp, in seconds. */
@@ -50,7 +53,8 @@ const environment = z
         )
         .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters'))),
     ),
-    WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+    ARTIFACT_DIR: text('./.artifacts'),
+    WEBHOOK_SECRET_DIR: optional(z.string().trim().min(1)),
     INTAKE_PIPELINES_DIR: text('./pipelines'),
     INTAKE_BODY_LIMIT_BYTES: optional(whole('must be a whole number of bytes', 1024, 64 * 1024 * 1024)),
     INTAKE_WEBHOOK_TOLERANCE_SECONDS: optional(whole('must be a whole number of seconds', 1, 3600)),
@@ -96,7 +100,8 @@ export function loadIntakeConfig(env: Record<string, string | undefined> = proce
   const { address, namespace, security } = temporal.connection;
   const config = {
     temporal: { address, namespace, taskQueue: vars.TEMPORAL_TASK_QUEUE, ...(security ? { security } : {}) },
-    webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
+    artifactDir: vars.ARTIFACT_DIR,
+    ...(vars.WEBHOOK_SECRET_DIR ? { webhookSecretDir: vars.WEBHOOK_SECRET_DIR } : {}),
     pipelinesDir: vars.INTAKE_PIPELINES_DIR,
     bodyLimitBytes: vars.INTAKE_BODY_LIMIT_BYTES ?? DEFAULT_BODY_LIMIT_BYTES,
     webhookToleranceSeconds: vars.INTAKE_WEBHOOK_TOLERANCE_SECONDS ?? 300,
