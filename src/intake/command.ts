@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
-import { openWebhookSecretStore, WEBHOOK_SECRET_DIR_DEPRECATION, type SecretRecordStore } from '../shared/webhook-secrets';
+import { openWebhookSecretStore, WEBHOOK_SECRET_DIR_DEPRECATION, type SecretRecordStore, type WebhookSecretStore } from '../shared/webhook-secrets';
 import { dataConverterFromConfig } from '../codec/data-converter';
 import { connectionSecurityOptions } from '../temporal/connection-options';
 import type { IntakeConfig } from './config';
@@ -23,6 +23,15 @@ export interface IntakeStores {
   store: SecretRecordStore;
 }
 
+/** The webhook secrets `rp intake` verifies with: the worker's records in `stores.store`, opened with INTAKE_KEY. */
+export function intakeWebhookSecrets(config: Pick<IntakeConfig, 'intakeKey' | 'webhookSecretDir'>, stores: IntakeStores): WebhookSecretStore {
+  return openWebhookSecretStore({
+    store: stores.store,
+    intakeKey: config.intakeKey,
+    ...(config.webhookSecretDir ? { legacyDir: config.webhookSecretDir } : {}),
+  });
+}
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /**
@@ -37,11 +46,7 @@ export async function runIntake(config: IntakeConfig, listen: ListenOptions, sto
   const tls = config.tls ? { cert: await readFile(config.tls.certFile), key: await readFile(config.tls.keyFile) } : undefined;
   const { app } = await buildIntake({
     client,
-    secrets: openWebhookSecretStore({
-      store: stores.store,
-      intakeKey: config.intakeKey,
-      ...(config.webhookSecretDir ? { legacyDir: config.webhookSecretDir } : {}),
-    }),
+    secrets: intakeWebhookSecrets(config, stores),
     intakeKey: config.intakeKey,
     tokens: config.tokens,
     pipelinesDir: config.pipelinesDir,
