@@ -61,7 +61,7 @@ function buildProgram(done: (code: number) => void): Command {
       const { loadIntakeConfig, runIntake } = await import('./intake');
       const { openArtifactStore } = await import('./activities/open-store');
       const config = loadIntakeConfig();
-      await runIntake(config, { port: options.port, host: options.host }, { store: openArtifactStore(config) });
+      await runIntake(config, { port: options.port, host: options.host }, { store: await openArtifactStore({ kind: 'local', dir: config.artifactDir }) });
       done(EXIT.ok);
     });
   program

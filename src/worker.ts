@@ -111,6 +111,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       `a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`,
     );
   }
+  const store = await openArtifactStore({ kind: 'local', dir: config.artifactDir });
   const research = await openResearchService(config, options.startEmulator);
   let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
@@ -122,7 +123,6 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       connectionSecurityOptions(config.temporal.security),
     );
     await ensureSearchAttributes(temporal.connection, config.temporal.namespace, log);
-    const store = openArtifactStore(config);
     if (config.webhookSecretDir) logger.warn(WEBHOOK_SECRET_DIR_DEPRECATION);
     const secrets = openWebhookSecretStore({
       store,

@@ -50,7 +50,7 @@ export type ResearchActivities = ReturnType<typeof createActivities>;
 export type { ActivityDeps } from './deps';
 export * from './types';
 export { ArtifactKeyError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
-export { openArtifactStore, type ArtifactStoreSettings } from './open-store';
+export { openArtifactStore, type ArtifactLocation } from './open-store';
 export {
   EncryptedWebhookSecretStore,
   FileWebhookSecretStore,

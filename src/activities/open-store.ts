@@ -1,15 +1,12 @@
 import { LocalArtifactStore, type ArtifactStore } from './store';
 
-/** Where the artifact store is, as the worker's and the intake's configurations give it. */
-export interface ArtifactStoreSettings {
-  /** ARTIFACT_DIR: the local store's folder. */
-  artifactDir: string;
-}
+/** Where the artifact store lives: a local folder (ARTIFACT_DIR). An S3-compatible bucket is another kind of location. */
+export type ArtifactLocation = { kind: 'local'; dir: string };
 
 /**
- * The artifact store of these settings. The worker and `rp intake` both open theirs here, so they always
- * agree on where artifacts and webhook secret records are.
+ * Opens the store at `location`. The worker and `rp intake` both open theirs here, from the same settings,
+ * so they always agree on where artifacts and webhook secret records are.
  */
-export function openArtifactStore(settings: ArtifactStoreSettings): ArtifactStore {
-  return new LocalArtifactStore(settings.artifactDir);
+export async function openArtifactStore(location: ArtifactLocation): Promise<ArtifactStore> {
+  return new LocalArtifactStore(location.dir);
 }

@@ -17,7 +17,7 @@ export interface ListenOptions {
 /** What the intake reads from outside Temporal. */
 export interface IntakeStores {
   /**
-   * The worker's artifact store, opened from the same settings (`openArtifactStore(config)` of
+   * The worker's artifact store, opened from the same settings (`openArtifactStore` of
    * `research-pipelines/activities`): the intake reads the webhook secrets the worker keeps there.
    */
   store: SecretRecordStore;

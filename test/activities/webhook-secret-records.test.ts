@@ -19,7 +19,7 @@ let dir: string;
 let store: ArtifactStore;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'rp-secret-records-'));
-  store = openArtifactStore({ artifactDir: dir });
+  store = await openArtifactStore({ kind: 'local', dir });
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -44,7 +44,7 @@ async function failureOf(promise: Promise<unknown>): Promise<Error> {
 describe('EncryptedWebhookSecretStore over the artifact store', () => {
   test('round trip: a second store with the same INTAKE_KEY (the intake) reads what the first (the worker) kept', async () => {
     await new EncryptedWebhookSecretStore(store, INTAKE_KEY).put('dr_1', SECRET);
-    const intake = new EncryptedWebhookSecretStore(openArtifactStore({ artifactDir: dir }), INTAKE_KEY);
+    const intake = new EncryptedWebhookSecretStore(await openArtifactStore({ kind: 'local', dir }), INTAKE_KEY);
     expect(await intake.get('dr_1')).toBe(SECRET);
     expect((await store.list('')).map((ref) => ref.key)).toEqual(['webhook-secrets/dr_1.json']);
   });

@@ -34,7 +34,11 @@ describeScenarios('the intake on an encrypted namespace', researchSetup, (getEnv
     });
     const port = await freePort();
     const stop = new AbortController();
-    const running = runIntake(config, { port, host: '127.0.0.1', signal: stop.signal }, { store: openArtifactStore(config) });
+    const running = runIntake(
+      config,
+      { port, host: '127.0.0.1', signal: stop.signal },
+      { store: await openArtifactStore({ kind: 'local', dir: config.artifactDir }) },
+    );
     try {
       let answer: Response | undefined;
       for (let tries = 0; tries < 50 && !answer; tries++) {

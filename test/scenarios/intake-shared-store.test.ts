@@ -31,8 +31,11 @@ describeScenarios('webhook secrets shared through the artifact store', researchS
     // Each side reads its own environment, as `rp worker` and `rp intake` do; only ARTIFACT_DIR names the same place.
     const workerConfig = loadConfig({ ARTIFACT_DIR: storeDir, INTAKE_KEY: intakeKey, INTAKE_PUBLIC_URL: 'https://intake.example.com' });
     const intakeConfig = loadIntakeConfig({ ARTIFACT_DIR: storeDir, INTAKE_KEY: intakeKey });
-    const workerSecrets = openWebhookSecretStore({ store: openArtifactStore(workerConfig), intakeKey: workerConfig.intakeKey! });
-    const intakeSecrets = intakeWebhookSecrets(intakeConfig, { store: openArtifactStore(intakeConfig) });
+    const workerSecrets = openWebhookSecretStore({
+      store: await openArtifactStore({ kind: 'local', dir: workerConfig.artifactDir }),
+      intakeKey: workerConfig.intakeKey!,
+    });
+    const intakeSecrets = intakeWebhookSecrets(intakeConfig, { store: await openArtifactStore({ kind: 'local', dir: intakeConfig.artifactDir }) });
     world = await makeWorld(env, { webhooks: true, intakeKey, secrets: workerSecrets, intakeSecrets });
 
     const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
@@ -47,7 +50,7 @@ describeScenarios('webhook secrets shared through the artifact store', researchS
     const secret = (await intakeSecrets.get(result.deepresearchId))!;
     expect(secret).toMatch(/\S{16,}/);
     expect(await filesUnder(storeDir)).toContain(path.join('webhook-secrets', `${result.deepresearchId}.json`));
-    const store = openArtifactStore(intakeConfig);
+    const store = await openArtifactStore({ kind: 'local', dir: intakeConfig.artifactDir });
     const stored = await Promise.all((await store.list('')).map(async (ref) => Buffer.from(await store.get(ref.key)).toString('utf8')));
     expect(stored.join('\n')).not.toContain(secret);
     expect(await handle.payloadsContain(secret)).toBe(false);
