@@ -100,6 +100,20 @@ describe('EncryptedWebhookSecretStore over the artifact store', () => {
     expect(await everythingStored()).not.toMatch(/"data"/);
   });
 
+  test('a store that can delete has the record deleted, not overwritten', async () => {
+    const deleted: string[] = [];
+    const deleting = {
+      put: store.put.bind(store),
+      get: store.get.bind(store),
+      stat: store.stat.bind(store),
+      delete: async (key: string) => void deleted.push(key),
+    };
+    const secrets = new EncryptedWebhookSecretStore(deleting, INTAKE_KEY);
+    await secrets.put('dr_1', SECRET);
+    await secrets.delete('dr_1');
+    expect(deleted).toEqual(['webhook-secrets/dr_1.json']);
+  });
+
   test('an id that is not a plain token is hashed into one key under webhook-secrets/', async () => {
     const secrets = new EncryptedWebhookSecretStore(store, INTAKE_KEY);
     await secrets.put('../../escape', SECRET);
