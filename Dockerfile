@@ -19,15 +19,15 @@ RUN npm ci --omit=dev && npm cache clean --force
 
 # Runtime: no compiler, no dev dependencies, no source; runs as the image's unprivileged `node` user.
 FROM node:20.19-bookworm-slim AS runtime
+# A local artifact store under /data by default; docker-compose.yml sets ARTIFACT_URL to its bucket instead.
 ENV NODE_ENV=production \
-    ARTIFACT_DIR=/data/artifacts \
-    WEBHOOK_SECRET_DIR=/data/webhook-secrets
+    ARTIFACT_DIR=/data/artifacts
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root package.json ./
 COPY --chown=root:root pipelines ./pipelines
-RUN mkdir -p /data/artifacts /data/webhook-secrets && chown -R node:node /data
+RUN mkdir -p /data/artifacts && chown -R node:node /data
 USER node
 VOLUME ["/data"]
 ENTRYPOINT ["node", "dist/cli.js"]

@@ -59,7 +59,13 @@ function buildProgram(done: (code: number) => void): Command {
     .option('--host <host>', 'address to bind (non-loopback wants TLS)', '127.0.0.1')
     .action(async (options: { port: number; host: string }) => {
       const { loadIntakeConfig, runIntake } = await import('./intake');
-      await runIntake(loadIntakeConfig(), { port: options.port, host: options.host });
+      const { openArtifactStore } = await import('./activities/open-store');
+      const config = loadIntakeConfig();
+      await runIntake(
+        config,
+        { port: options.port, host: options.host },
+        { store: await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir }) },
+      );
       done(EXIT.ok);
     });
   program

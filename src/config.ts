@@ -23,7 +23,11 @@ export interface Config {
   artifactDir: string;
   /** ARTIFACT_URL=s3://bucket/prefix: artifacts go to that bucket instead of `artifactDir`. */
   artifactStore?: S3ArtifactSettings;
-  webhookSecretDir: string;
+  /**
+   * WEBHOOK_SECRET_DIR, deprecated: secrets are kept encrypted in the artifact store; when set, this
+   * folder is still read for secrets an earlier version wrote there.
+   */
+  webhookSecretDir?: string;
   /** Public base URL of the intake; webhooks are requested only when set. */
   intakePublicUrl?: string;
   /** Key of the webhook URLs' route tokens (INTAKE_KEY); set whenever `intakePublicUrl` is. Not enumerable: never logged. */
@@ -138,6 +142,59 @@ export const intakeKey = z
 
 const DEFAULT_ARTIFACT_DIR = './.artifacts';
 
+/** The artifact store's variables, read alike by the worker and the intake (they must share one store). */
+export const artifactEnvironment = {
+  ARTIFACT_DIR: optional(z.string().trim().min(1)),
+  ARTIFACT_URL: optional(
+    z
+      .string()
+      .trim()
+      .min(1)
+      .superRefine((value, ctx) => {
+        const parsed = parseArtifactUrl(value);
+        if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
+      }),
+  ),
+  AWS_S3_FORCE_PATH_STYLE: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+};
+
+/** Refuses ARTIFACT_URL and ARTIFACT_DIR set together. */
+export function checkArtifactVariables(env: { ARTIFACT_DIR?: string | undefined; ARTIFACT_URL?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (env.ARTIFACT_URL && env.ARTIFACT_DIR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ARTIFACT_URL'],
+      message: 'and ARTIFACT_DIR are both set: set only one (ARTIFACT_URL takes a path, file:// or s3:// URL)',
+    });
+  }
+}
+
+/** Where artifacts live: a local folder, or (ARTIFACT_URL=s3://...) a bucket, from checked variables. */
+export function artifactSettings(vars: {
+  ARTIFACT_DIR?: string | undefined;
+  ARTIFACT_URL?: string | undefined;
+  AWS_S3_FORCE_PATH_STYLE?: string | undefined;
+}): {
+  artifactDir: string;
+  artifactStore?: S3ArtifactSettings;
+} {
+  const artifacts = vars.ARTIFACT_URL ? parseArtifactUrl(vars.ARTIFACT_URL) : { dir: vars.ARTIFACT_DIR ?? DEFAULT_ARTIFACT_DIR };
+  return {
+    artifactDir: 'dir' in artifacts ? artifacts.dir : DEFAULT_ARTIFACT_DIR,
+    ...('bucket' in artifacts && vars.ARTIFACT_URL
+      ? {
+          artifactStore: {
+            kind: 's3' as const,
+            url: vars.ARTIFACT_URL,
+            bucket: artifacts.bucket,
+            prefix: artifacts.prefix,
+            forcePathStyle: vars.AWS_S3_FORCE_PATH_STYLE === 'true',
+          },
+        }
+      : {}),
+  };
+}
+
 const environment = z
   .object({
     TEMPORAL_TASK_QUEUE: text(DEFAULT_TASK_QUEUE),
@@ -150,19 +207,8 @@ const environment = z
         .transform(Number)
         .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)')),
     ),
-    ARTIFACT_DIR: optional(z.string().trim().min(1)),
-    ARTIFACT_URL: optional(
-      z
-        .string()
-        .trim()
-        .min(1)
-        .superRefine((value, ctx) => {
-          const parsed = parseArtifactUrl(value);
-          if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
-        }),
-    ),
-    AWS_S3_FORCE_PATH_STYLE: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
-    WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+    ...artifactEnvironment,
+    WEBHOOK_SECRET_DIR: optional(z.string().trim().min(1)),
     INTAKE_KEY: optional(intakeKey),
     INTAKE_PUBLIC_URL: optional(
       z.string().superRefine((value, ctx) => {
@@ -214,13 +260,7 @@ const environment = z
         message: "is required when INTAKE_PUBLIC_URL is set (the same key as the intake's; webhook URLs carry tokens made with it)",
       });
     }
-    if (env.ARTIFACT_URL && env.ARTIFACT_DIR) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ARTIFACT_URL'],
-        message: 'and ARTIFACT_DIR are both set: set only one (ARTIFACT_URL takes a path, file:// or s3:// URL)',
-      });
-    }
+    checkArtifactVariables(env, ctx);
     if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
     }
@@ -256,23 +296,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY
       ? withHiddenKey({ kind: 'service', baseUrl: vars.RESEARCH_API_BASE_URL, ...timeout }, vars.RESEARCH_API_KEY)
       : { kind: 'emulator', ...timeout };
-  const artifacts = vars.ARTIFACT_URL ? parseArtifactUrl(vars.ARTIFACT_URL) : { dir: vars.ARTIFACT_DIR ?? DEFAULT_ARTIFACT_DIR };
   const config: Config = {
     temporal: { ...temporal.connection, taskQueue: vars.TEMPORAL_TASK_QUEUE },
     research,
-    artifactDir: 'dir' in artifacts ? artifacts.dir : DEFAULT_ARTIFACT_DIR,
-    ...('bucket' in artifacts && vars.ARTIFACT_URL
-      ? {
-          artifactStore: {
-            kind: 's3' as const,
-            url: vars.ARTIFACT_URL,
-            bucket: artifacts.bucket,
-            prefix: artifacts.prefix,
-            forcePathStyle: vars.AWS_S3_FORCE_PATH_STYLE === 'true',
-          },
-        }
-      : {}),
-    webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
+    ...artifactSettings(vars),
+    ...(vars.WEBHOOK_SECRET_DIR ? { webhookSecretDir: vars.WEBHOOK_SECRET_DIR } : {}),
     ...(vars.INTAKE_PUBLIC_URL ? { intakePublicUrl: vars.INTAKE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
     codecServer: hidden<CodecServerConfig, 'token'>(
       { corsOrigins: vars.CODEC_CORS_ORIGINS, allowUnauthenticated: vars.CODEC_SERVER_ALLOW_UNAUTHENTICATED === 'true' },

@@ -1,7 +1,8 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { ResearchClient } from './api';
-import { createActivities, FileWebhookSecretStore, openArtifactStore, type ActivityDeps } from './activities';
+import { createActivities, openArtifactStore, openWebhookSecretStore, type ActivityDeps } from './activities';
+import { WEBHOOK_SECRET_DIR_DEPRECATION } from './shared/webhook-secrets';
 import { dataConverterFromConfig } from './codec/data-converter';
 import { checkWorkerResearchService, type Config } from './config';
 import { configSecrets, createLogger } from './logging';
@@ -123,13 +124,15 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       connectionSecurityOptions(config.temporal.security),
     );
     await ensureSearchAttributes(temporal.connection, config.temporal.namespace, log);
+    if (config.webhookSecretDir) logger.warn(WEBHOOK_SECRET_DIR_DEPRECATION);
+    const secrets = openWebhookSecretStore({
+      store,
+      ...(config.intakeKey ? { intakeKey: config.intakeKey } : {}),
+      ...(config.webhookSecretDir ? { legacyDir: config.webhookSecretDir } : {}),
+    });
     const worker = await Worker.create({
       connection: temporal.nativeConnection,
-      ...createWorkerOptions(config, {
-        api: research.api,
-        store,
-        secrets: new FileWebhookSecretStore(config.webhookSecretDir),
-      }),
+      ...createWorkerOptions(config, { api: research.api, store, secrets }),
     });
     // Temporal's runtime also reacts to these signals; shutting down twice is refused, so check the state.
     const stop = () => {

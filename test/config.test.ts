@@ -23,7 +23,6 @@ describe('loadConfig', () => {
       temporal: { address: 'localhost:7233', addressSet: false, namespace: 'default', taskQueue: 'research-pipelines' },
       research: { kind: 'emulator' },
       artifactDir: './.artifacts',
-      webhookSecretDir: './.webhook-secrets',
       codecServer: { corsOrigins: ['http://localhost:8080'], allowUnauthenticated: false },
       log: { level: 'info', format: 'json' },
     });

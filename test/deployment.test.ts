@@ -29,6 +29,9 @@ interface Service {
   healthcheck?: { test: unknown };
   depends_on?: Record<string, { condition: string }> | string[];
   command?: unknown;
+  environment?: Record<string, string>;
+  volumes?: string[];
+  deploy?: { replicas?: number };
 }
 
 const services = Object.entries(compose.services);
@@ -69,23 +72,35 @@ describe('docker-compose.yml', () => {
         encoding: 'utf8',
         env: { PATH: process.env.PATH, ...env },
       });
-    const filledIn = { PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`, INTAKE_KEY: randomBytes(32).toString('hex') };
+    const filledIn = {
+      PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`,
+      INTAKE_KEY: randomBytes(32).toString('hex'),
+      ARTIFACT_STORE_ACCESS_KEY: randomBytes(20).toString('hex'),
+      ARTIFACT_STORE_SECRET_KEY: randomBytes(32).toString('hex'),
+    };
     for (const profile of [[], ['--profile', 'emulator']]) {
       const check = config(filledIn, profile);
       expect({ profile, status: check.status, stderr: check.stderr }).toEqual({ profile, status: 0, stderr: '' });
     }
-    // .env.example as shipped leaves the codec key to fill in, and compose says so.
-    const unset = config({});
+    // .env.example as shipped leaves the keys to fill in, and compose names each missing one.
+    expect(config({}).status).not.toBe(0);
+    const unset = config({ ...filledIn, PAYLOAD_CODEC_KEYS: '' });
     expect(unset.status).not.toBe(0);
     expect(unset.stderr).toContain('set PAYLOAD_CODEC_KEYS in .env');
     // Without an intake key the intake would crash-loop: compose refuses to start instead.
-    const noIntakeKey = config({ PAYLOAD_CODEC_KEYS: filledIn.PAYLOAD_CODEC_KEYS });
+    const noIntakeKey = config({ ...filledIn, INTAKE_KEY: '' });
     expect(noIntakeKey.status).not.toBe(0);
     expect(noIntakeKey.stderr).toContain('set INTAKE_KEY in .env');
+    // Nor without the artifact store's credentials.
+    const noStoreKey = config({ ...filledIn, ARTIFACT_STORE_SECRET_KEY: '' });
+    expect(noStoreKey.status).not.toBe(0);
+    expect(noStoreKey.stderr).toContain('set ARTIFACT_STORE_SECRET_KEY in .env');
   });
 
   test('runs Temporal on PostgreSQL with the UI, the schema and search attribute jobs, the worker, the intake and the codec server', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
+      'artifact-bucket',
+      'artifact-store',
       'codec-server',
       'intake',
       'postgresql',
@@ -103,6 +118,59 @@ describe('docker-compose.yml', () => {
     expect(compose.services['register-search-attributes']!.command).toEqual(['register-search-attributes']);
     expect(compose.services.intake!.command).toEqual(['intake', '--host', '0.0.0.0', '--port', '8788']);
     expect(composeText).toContain('TEMPORAL_CODEC_ENDPOINT: ${CODEC_PUBLIC_URL}');
+  });
+
+  describe('topology: stateless workers and intake around Temporal on PostgreSQL and an S3 artifact store', () => {
+    const service = (name: string) => compose.services[name]!;
+    const environment = (name: string) => service(name).environment ?? {};
+    const apps = ['worker', 'worker-emulated', 'intake'];
+
+    test('Temporal keeps its state in the PostgreSQL service, its schema made by the admin tools job', () => {
+      expect(service('postgresql').image).toMatch(/^postgres:/);
+      for (const name of ['temporal', 'temporal-schema']) {
+        expect(environment(name)).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+      }
+      expect(service('temporal').depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    });
+
+    test('the artifact store is an S3 server in the stack, with its bucket made before any worker or intake starts', () => {
+      expect(service('artifact-store').image).toMatch(/^chrislusf\/seaweedfs:/);
+      expect(read('deploy/seaweedfs/start.sh')).toMatch(/exec weed server .*-s3 -s3\.port=8333/s);
+      expect(service('artifact-bucket').depends_on).toEqual({ 'artifact-store': { condition: 'service_healthy' } });
+      expect(read('deploy/seaweedfs/create-bucket.sh')).toContain('aws s3api create-bucket --bucket "$ARTIFACT_BUCKET"');
+      for (const name of apps) {
+        expect({ name, dependsOn: service(name).depends_on }).toMatchObject({
+          name,
+          dependsOn: { 'artifact-bucket': { condition: 'service_completed_successfully' } },
+        });
+        expect({ name, environment: environment(name) }).toMatchObject({
+          name,
+          environment: {
+            ARTIFACT_URL: 's3://${ARTIFACT_BUCKET}/artifacts',
+            ARTIFACT_DIR: '',
+            AWS_ENDPOINT_URL: 'http://artifact-store:8333',
+            AWS_S3_FORCE_PATH_STYLE: 'true',
+            AWS_ACCESS_KEY_ID: expect.stringMatching(/^\$\{ARTIFACT_STORE_ACCESS_KEY:\?/),
+            AWS_SECRET_ACCESS_KEY: expect.stringMatching(/^\$\{ARTIFACT_STORE_SECRET_KEY:\?/),
+          },
+        });
+        expect(environment(name).WEBHOOK_SECRET_DIR).toBeUndefined();
+      }
+    });
+
+    test('two worker replicas, and no volume on any worker or the intake (nothing shared through a disk)', () => {
+      expect(service('worker').deploy?.replicas).toBe(2);
+      for (const name of [...apps, 'codec-server', 'register-search-attributes'])
+        expect({ name, volumes: service(name).volumes }).toEqual({ name, volumes: undefined });
+      // A named volume belongs to one service: Temporal's database, or the artifact store's data.
+      const owners = new Map<string, string[]>();
+      for (const [name, { volumes = [] }] of services) {
+        for (const volume of volumes.map((mount) => mount.split(':')[0]!).filter((source) => !/^[./]/.test(source)))
+          owners.set(volume, [...(owners.get(volume) ?? []), name]);
+      }
+      expect(Object.fromEntries(owners)).toEqual({ 'temporal-db': ['postgresql'], 'artifact-data': ['artifact-store'] });
+      expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(['artifact-data', 'temporal-db']);
+    });
   });
 
   test.each(services)('%s has a healthcheck or is a one-shot job', (name, service) => {

@@ -52,7 +52,14 @@ export * from './types';
 export { ArtifactKeyError, ArtifactNotFoundError, LocalArtifactStore, checkKey, type ArtifactData, type ArtifactStore } from './store';
 export { ArtifactStoreUnreachableError, openArtifactStore, type ArtifactLocation } from './open-store';
 export type { S3ArtifactStore } from './s3-store';
-export { FileWebhookSecretStore, InMemoryWebhookSecretStore, type WebhookSecretStore } from '../shared/webhook-secrets';
+export {
+  EncryptedWebhookSecretStore,
+  FileWebhookSecretStore,
+  InMemoryWebhookSecretStore,
+  openWebhookSecretStore,
+  WebhookSecretRecordError,
+  type WebhookSecretStore,
+} from '../shared/webhook-secrets';
 export { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES, type FailureMappingOptions } from './errors';
 export { createOutcomeOf, rethrowCreateFailure, type CreateOutcome } from './create-outcome';
 export { REQUEST_KEY_FIELD, snapshotOf } from './tasks';

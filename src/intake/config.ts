@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CodecKeyConfigError, parseCodecKeys, type CodecKeyring } from '../codec/keys';
-import { ConfigError, intakeKey } from '../config';
+import { artifactEnvironment, artifactSettings, checkArtifactVariables, ConfigError, intakeKey, type S3ArtifactSettings } from '../config';
 import { loadTemporalConnection, type TemporalSecurityConfig } from '../temporal/connection-options';
 import { DEFAULT_TASK_QUEUE } from '../domain/ids';
 
@@ -12,7 +12,15 @@ export interface IntakeConfig {
   readonly intakeKey: string;
   /** Bearer tokens accepted on the app-event routes. Not enumerable: never logged. */
   readonly tokens: readonly string[];
-  webhookSecretDir: string;
+  /**
+   * The worker's artifact store, where the webhook secrets are kept (encrypted with INTAKE_KEY): the same
+   * ARTIFACT_URL (or ARTIFACT_DIR) and AWS settings as the worker's.
+   */
+  artifactDir: string;
+  /** ARTIFACT_URL=s3://bucket/prefix: the bucket instead of `artifactDir`. */
+  artifactStore?: S3ArtifactSettings;
+  /** WEBHOOK_SECRET_DIR, deprecated: read for secrets an earlier worker wrote there. */
+  webhookSecretDir?: string;
   pipelinesDir: string;
   bodyLimitBytes: number;
   /** Accepted clock difference of a webhook's timestamp, in seconds. */
@@ -50,7 +58,8 @@ const environment = z
         )
         .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters'))),
     ),
-    WEBHOOK_SECRET_DIR: text('./.webhook-secrets'),
+    ...artifactEnvironment,
+    WEBHOOK_SECRET_DIR: optional(z.string().trim().min(1)),
     INTAKE_PIPELINES_DIR: text('./pipelines'),
     INTAKE_BODY_LIMIT_BYTES: optional(whole('must be a whole number of bytes', 1024, 64 * 1024 * 1024)),
     INTAKE_WEBHOOK_TOLERANCE_SECONDS: optional(whole('must be a whole number of seconds', 1, 3600)),
@@ -62,6 +71,7 @@ const environment = z
     PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
   })
   .superRefine((env, ctx) => {
+    checkArtifactVariables(env, ctx);
     if (env.PAYLOAD_CODEC_KEYS) {
       try {
         parseCodecKeys(env.PAYLOAD_CODEC_KEYS, env.PAYLOAD_CODEC_KEY_ID);
@@ -96,7 +106,8 @@ export function loadIntakeConfig(env: Record<string, string | undefined> = proce
   const { address, namespace, security } = temporal.connection;
   const config = {
     temporal: { address, namespace, taskQueue: vars.TEMPORAL_TASK_QUEUE, ...(security ? { security } : {}) },
-    webhookSecretDir: vars.WEBHOOK_SECRET_DIR,
+    ...artifactSettings(vars),
+    ...(vars.WEBHOOK_SECRET_DIR ? { webhookSecretDir: vars.WEBHOOK_SECRET_DIR } : {}),
     pipelinesDir: vars.INTAKE_PIPELINES_DIR,
     bodyLimitBytes: vars.INTAKE_BODY_LIMIT_BYTES ?? DEFAULT_BODY_LIMIT_BYTES,
     webhookToleranceSeconds: vars.INTAKE_WEBHOOK_TOLERANCE_SECONDS ?? 300,

@@ -1,5 +1,5 @@
 /** The HTTP intake: service webhooks, app-event triggers, checkpoint answers, health and metrics. */
 export { buildIntake, intakeLoggerOptions, maskedUrl, type Intake, type IntakeOptions } from './server';
 export { loadIntakeConfig, type IntakeConfig } from './config';
-export { runIntake, type ListenOptions } from './command';
+export { intakeWebhookSecrets, runIntake, type IntakeStores, type ListenOptions } from './command';
 export { IntakeMetrics } from './metrics';

@@ -59,7 +59,6 @@ const skipped = !onTerminal ? 'neither util-linux script nor python3 gives a pse
         TEMPORAL_ADDRESS: server.address,
         TEMPORAL_NAMESPACE: server.namespace,
         ARTIFACT_DIR: path.join(work, 'artifacts'),
-        WEBHOOK_SECRET_DIR: path.join(work, 'secrets'),
         ...env,
       },
     });

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
+import { openArtifactStore } from '../../src/activities';
 import { loadIntakeConfig, runIntake } from '../../src/intake';
 import { freePort } from '../../src/temporal/server';
 import { describeScenarios } from '../support/scenario-env';
@@ -28,12 +29,16 @@ describeScenarios('the intake on an encrypted namespace', researchSetup, (getEnv
       INTAKE_KEY: randomBytes(32).toString('hex'),
       INTAKE_TOKENS: TOKEN,
       INTAKE_PIPELINES_DIR: dir,
-      WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'),
+      ARTIFACT_DIR: path.join(dir, 'artifacts'),
       PAYLOAD_CODEC_KEYS: `k7:${randomBytes(32).toString('base64')}`,
     });
     const port = await freePort();
     const stop = new AbortController();
-    const running = runIntake(config, { port, host: '127.0.0.1', signal: stop.signal });
+    const running = runIntake(
+      config,
+      { port, host: '127.0.0.1', signal: stop.signal },
+      { store: await openArtifactStore({ kind: 'local', dir: config.artifactDir }) },
+    );
     try {
       let answer: Response | undefined;
       for (let tries = 0; tries < 50 && !answer; tries++) {

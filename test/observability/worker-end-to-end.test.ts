@@ -89,7 +89,6 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
       PAYLOAD_CODEC_KEYS: `k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`,
       METRICS_BIND_ADDRESS: `127.0.0.1:${await freePort()}`,
       ARTIFACT_DIR: path.join(dir, 'artifacts'),
-      WEBHOOK_SECRET_DIR: path.join(dir, 'secrets'),
       LOG_LEVEL: 'info',
     });
     // Every status call fails with a 5xx until the service error metric shows; then the task completes.

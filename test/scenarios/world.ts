@@ -3,7 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ResearchClient } from '../../src/api';
-import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore, type ActivityDeps, type ArtifactStore } from '../../src/activities';
+import {
+  createActivities,
+  InMemoryWebhookSecretStore,
+  LocalArtifactStore,
+  type ActivityDeps,
+  type ArtifactStore,
+  type WebhookSecretStore,
+} from '../../src/activities';
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { buildIntake, type Intake } from '../../src/intake';
@@ -19,7 +26,8 @@ export interface ResearchWorld {
   emulator: RunningEmulator;
   api: ResearchClient;
   store: ArtifactStore;
-  secrets: InMemoryWebhookSecretStore;
+  /** The worker's webhook secrets. */
+  secrets: WebhookSecretStore;
   /** Poll and reconcile delays scaled down like the emulator's clock (pass as the workflow's `polling`). */
   polling: PollingOverrides;
   /** Lets `ms` of emulator time pass. */
@@ -87,6 +95,12 @@ export interface WorldOptions {
   clientTimeoutMs?: number;
   /** The worker's artifact store (a local store in a temporary folder when unset). */
   store?: ArtifactStore;
+  /** The intake key (random by default). */
+  intakeKey?: string;
+  /** The worker's webhook secret store (in memory by default). */
+  secrets?: WebhookSecretStore;
+  /** The intake's (the worker's by default). */
+  intakeSecrets?: WebhookSecretStore;
 }
 
 /**
@@ -102,15 +116,15 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-scenario-'));
   const store = options.store ?? new LocalArtifactStore(dir);
-  const secrets = new InMemoryWebhookSecretStore();
-  const intakeKey = randomBytes(32).toString('hex');
+  const secrets = options.secrets ?? new InMemoryWebhookSecretStore();
+  const intakeKey = options.intakeKey ?? randomBytes(32).toString('hex');
   let intake: Intake | undefined;
   let intakeUrl: string | undefined;
   if (options.webhooks) {
     // The real intake; webhook timestamps are checked against the emulator's (fast) clock.
     intake = await buildIntake({
       client: env.client,
-      secrets,
+      secrets: options.intakeSecrets ?? secrets,
       intakeKey,
       tokens: [],
       pipelinesDir: path.resolve(__dirname, '../../pipelines'),
