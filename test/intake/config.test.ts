@@ -16,6 +16,23 @@ function issuesOf(env: Record<string, string>): Array<{ variable: string; messag
 }
 
 describe('loadIntakeConfig', () => {
+  test("opens the worker's store: ARTIFACT_URL=s3://... gives the bucket, ARTIFACT_DIR the folder, and both at once are refused", () => {
+    expect(loadIntakeConfig({ INTAKE_KEY: KEY, ARTIFACT_URL: 's3://research-artifacts/prod', AWS_S3_FORCE_PATH_STYLE: 'true' }).artifactStore).toEqual({
+      kind: 's3',
+      url: 's3://research-artifacts/prod',
+      bucket: 'research-artifacts',
+      prefix: 'prod/',
+      forcePathStyle: true,
+    });
+    const local = loadIntakeConfig({ INTAKE_KEY: KEY, ARTIFACT_DIR: '/srv/artifacts' });
+    expect(local.artifactDir).toBe('/srv/artifacts');
+    expect(local.artifactStore).toBeUndefined();
+    expect(issuesOf({ INTAKE_KEY: KEY, ARTIFACT_URL: 's3://bucket/p', ARTIFACT_DIR: '/srv/artifacts' })).toEqual([
+      expect.objectContaining({ variable: 'ARTIFACT_URL', message: expect.stringContaining('both set') }),
+    ]);
+    expect(issuesOf({ INTAKE_KEY: KEY, ARTIFACT_URL: 'ftp://bucket/p' })).toEqual([expect.objectContaining({ variable: 'ARTIFACT_URL' })]);
+  });
+
   test('reads every variable; the key and tokens never show when logged', () => {
     const config = loadIntakeConfig({
       INTAKE_KEY: KEY,
