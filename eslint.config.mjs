@@ -11,7 +11,19 @@ const sandboxBanned = [...nodeBuiltins, 'undici', 'zod'];
 const sandboxMessage = 'Workflow code runs in the Temporal sandbox: use `import type` or move this to an activity.';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.artifacts/**', '.temporal/**', '.seaweedfs/**', '.test-build/**', '.test-build-topology/**', 'test/replay/.reordered-*/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.artifacts/**',
+      '.temporal/**',
+      '.seaweedfs/**',
+      '.test-build/**',
+      '.test-build-topology/**',
+      'test/replay/.reordered-*/**',
+    ],
+  },
   js.configs.recommended,
   // Type-aware: the rules below read the types of src, test and bench through tsconfig.json.
   ...tseslint.configs.recommendedTypeChecked,
