@@ -48,6 +48,9 @@ interface Sidecar {
   contentType: string;
   sha256: string;
   bytes: number;
+  /** The file the sidecar describes (its inode and modification time): a later put's file has another. */
+  ino?: number;
+  mtimeMs?: number;
 }
 
 /**
@@ -70,6 +73,7 @@ export class LocalArtifactStore implements ArtifactStore {
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
     const hash = createHash('sha256');
     let bytes = 0;
+    let written: { ino: number; mtimeMs: number } | undefined;
     const handle = await open(temp, 'wx');
     try {
       for await (const chunk of chunksOf(data)) {
@@ -78,6 +82,7 @@ export class LocalArtifactStore implements ArtifactStore {
         await handle.write(chunk);
       }
       await handle.sync();
+      written = await handle.stat();
     } catch (error) {
       await handle.close().catch(() => undefined);
       await rm(temp, { force: true });
@@ -85,7 +90,10 @@ export class LocalArtifactStore implements ArtifactStore {
     }
     await handle.close();
     await rename(temp, file);
-    const sidecar: Sidecar = { contentType, sha256: hash.digest('hex'), bytes };
+    // Concurrent puts of one key may rename their files and write their sidecars in different orders: the
+    // sidecar names the file it describes (a rename keeps the inode), so stat never pairs one put's hash
+    // with another's bytes.
+    const sidecar: Sidecar = { contentType, sha256: hash.digest('hex'), bytes, ...(written ? { ino: written.ino, mtimeMs: written.mtimeMs } : {}) };
     await this.#writeSidecar(key, sidecar);
     return this.#refOf(key, file, sidecar);
   }
@@ -108,9 +116,14 @@ export class LocalArtifactStore implements ArtifactStore {
     const info = await statFile(file).catch(() => undefined);
     if (!info?.isFile()) return undefined;
     const sidecar = await this.#readSidecar(key);
-    if (sidecar && sidecar.bytes === info.size) return this.#refOf(key, file, sidecar);
+    const sameFile = sidecar?.ino === undefined || (sidecar.ino === info.ino && sidecar.mtimeMs === info.mtimeMs);
+    if (sidecar && sidecar.bytes === info.size && sameFile) return this.#refOf(key, file, sidecar);
     const data = await readFile(file);
-    return this.#refOf(key, file, { contentType: contentTypeOf(key), sha256: createHash('sha256').update(data).digest('hex'), bytes: data.byteLength });
+    return this.#refOf(key, file, {
+      contentType: sidecar?.contentType ?? contentTypeOf(key),
+      sha256: createHash('sha256').update(data).digest('hex'),
+      bytes: data.byteLength,
+    });
   }
 
   /** Every artifact under `prefix`, skipping temp and sidecar files. */

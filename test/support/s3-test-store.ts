@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { TestStoreInfo } from './seaweedfs';
 
 /** A fresh bucket on the run's SeaweedFS, with a client for it and the environment a worker would get. */
@@ -38,5 +38,17 @@ export async function openTestBucket(info: TestStoreInfo & { available: true }, 
   }
   const bucket = `${label}-${randomBytes(4).toString('hex')}`;
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  // A new bucket's first write makes SeaweedFS grow a volume for it, and until that is done it may answer
+  // writes with InternalError: write (and remove) one object first, so tests start on a bucket that takes writes.
+  for (;;) {
+    try {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'warm-up', Body: 'ok' }));
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'warm-up' }));
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`SeaweedFS bucket ${bucket} took no write within ${timeoutMs} ms`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
   return { client, bucket, env };
 }
