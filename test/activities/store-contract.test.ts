@@ -174,7 +174,7 @@ describe.each(subjects)('%s', (_name, make) => {
   });
 });
 
-(info.available ? describe : describe.skip)('S3 store settings and start-up check', () => {
+(info.available ? describe : describe.skip)(`S3 store settings and start-up check${info.available ? '' : ` [skipped: ${info.reason}]`}`, () => {
   let test_: TestBucket;
   beforeAll(async () => {
     if (!info.available) return;
