@@ -38,11 +38,13 @@ function typeProblem(variable: VariableDefinition, value: unknown): string | und
 /**
  * Checks `params` against the typed variables: unknown names, missing required values and wrong
  * types are one 400 `invalid_workflow_params` naming every bad variable; defaults fill the gaps.
+ * With `allowMissing` (a preview sent without parameters) a required variable may be left out.
  */
 export function checkWorkflowParams(
   slug: string,
   variables: readonly VariableDefinition[],
   params: Readonly<Record<string, unknown>>,
+  { allowMissing = false }: { allowMissing?: boolean } = {},
 ): Record<string, unknown> {
   const problems: string[] = [];
   const known = new Set(variables.map((variable) => variable.name));
@@ -54,7 +56,7 @@ export function checkWorkflowParams(
     const given = params[variable.name];
     const value = given === undefined || given === null ? variable.default : given;
     if (value === undefined) {
-      if (variable.required) problems.push(`workflow_params.${variable.name}: is required (${variable.type})`);
+      if (variable.required && !allowMissing) problems.push(`workflow_params.${variable.name}: is required (${variable.type})`);
       continue;
     }
     const problem = typeProblem(variable, value);
@@ -65,11 +67,15 @@ export function checkWorkflowParams(
   return values;
 }
 
-/** Replaces `{{name}}` with the variable's value (arrays joined with commas; absent optional ones empty). */
-export function renderTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
+/**
+ * Replaces `{{name}}` with the variable's value (arrays joined with commas; absent optional ones empty).
+ * Names in `keep` (required variables a preview was not given) stay as `{{name}}` placeholders.
+ */
+export function renderTemplate(template: string, values: Readonly<Record<string, unknown>>, keep: ReadonlySet<string> = new Set()): string {
   return template
     .replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
       const value = values[name];
+      if ((value === undefined || value === null) && keep.has(name)) return `{{${name}}}`;
       if (value === undefined || value === null) return '';
       return Array.isArray(value) ? value.join(', ') : String(value);
     })

@@ -90,18 +90,22 @@ export function pickVersion(definition: WorkflowDefinition, version?: number): W
   return found;
 }
 
-/** Resolves a workflow version's template with checked parameters. */
-export function resolveDefinition(definition: WorkflowDefinition, params: Readonly<Record<string, unknown>> = {}, version?: number): WorkflowResolution {
+/**
+ * Resolves a workflow version's template with checked parameters. `params` undefined (a preview sent
+ * without `workflow_params`) shows the template itself: defaults fill in, and the required variables
+ * stay as `{{name}}` placeholders instead of failing; given parameters are checked in full.
+ */
+export function resolveDefinition(definition: WorkflowDefinition, params?: Readonly<Record<string, unknown>>, version?: number): WorkflowResolution {
   const chosen = pickVersion(definition, version);
-  const values = checkWorkflowParams(definition.slug, chosen.variables, params);
+  const values = checkWorkflowParams(definition.slug, chosen.variables, params ?? {}, { allowMissing: params === undefined });
+  const keep = new Set(chosen.variables.filter((variable) => variable.required && values[variable.name] === undefined).map((variable) => variable.name));
+  const render = (text: string): string => renderTemplate(text, values, keep);
   const { template } = chosen;
   const resolved: ResolvedWorkflow = {
-    input: renderTemplate(template.input, values),
-    ...(template.research_strategy ? { research_strategy: renderTemplate(template.research_strategy, values) } : {}),
-    ...(template.report_format ? { report_format: renderTemplate(template.report_format, values) } : {}),
-    ...(template.deliverables
-      ? { deliverables: template.deliverables.map((item) => ({ type: item.type, description: renderTemplate(item.description, values) })) }
-      : {}),
+    input: render(template.input),
+    ...(template.research_strategy ? { research_strategy: render(template.research_strategy) } : {}),
+    ...(template.report_format ? { report_format: render(template.report_format) } : {}),
+    ...(template.deliverables ? { deliverables: template.deliverables.map((item) => ({ type: item.type, description: render(item.description) })) } : {}),
     mode: chosen.recommended_mode,
     ...(template.tools ? { tools: { ...template.tools } } : {}),
     ...(template.output_formats ? { output_formats: structuredClone(template.output_formats) } : {}),

@@ -86,6 +86,24 @@ describe("bodies in the official clients' shapes", () => {
     expect(await client.cancelBatch(recorded.batch.batch_id)).toMatchObject({ status: 'cancelled', cancelled_count: 1 });
   });
 
+  test("task actions: the spec's bodies with success and older valyu-py bodies without it both read as done", async () => {
+    const withSuccess = { success: true, message: 'Task cancelled', deepresearch_id: 'dr_1' };
+    const withoutSuccess = { message: 'Task deleted', deepresearch_id: 'dr_1' };
+    serve('POST', '/v1/deepresearch/tasks/dr_1/cancel', withSuccess);
+    serve('DELETE', '/v1/deepresearch/tasks/dr_1/delete', withoutSuccess);
+    serve('POST', '/v1/deepresearch/tasks/dr_1/update', { deepresearch_id: 'dr_1' });
+    serve('POST', '/v1/deepresearch/tasks/dr_1/public', { deepresearch_id: 'dr_1', public: true });
+    expect(await client.cancelTask('dr_1')).toMatchObject({ success: true, message: 'Task cancelled' });
+    expect(await client.deleteTask('dr_1')).toMatchObject({ success: true, message: 'Task deleted' });
+    expect(await client.updateTask('dr_1', 'Add a table')).toMatchObject({ success: true, message: '', deepresearch_id: 'dr_1' });
+    expect(await client.setTaskPublic('dr_1', true)).toMatchObject({ success: true, public: true });
+  });
+
+  test('a task action the service refused in a 200 body stays refused', async () => {
+    serve('POST', '/v1/deepresearch/tasks/dr_1/cancel', { success: false, message: 'Task already completed', deepresearch_id: 'dr_1' });
+    expect(await client.cancelTask('dr_1')).toMatchObject({ success: false, message: 'Task already completed' });
+  });
+
   test('batch create sends the model alias as mode', async () => {
     const create = serve('POST', '/v1/deepresearch/batches', { ...recorded.batch, status: 'open' });
     await client.createBatch({ name: 'weekly', model: 'fast' });

@@ -96,6 +96,29 @@ describe('valyu-js against the emulator: search, contents, answer', () => {
     expect(job).toMatchObject({ success: true, urlsTotal: 12, status: expect.stringMatching(/^(pending|processing|completed)$/) });
   });
 
+  test('getContentsJob and waitForJob with an unknown id: a failure naming the job, no job invented', async () => {
+    const missing = await valyu.getContentsJob('cj_0000000000000000');
+    expect(missing).toMatchObject({ success: false, jobId: 'cj_0000000000000000', status: 'failed', error: 'Job cj_0000000000000000 not found' });
+    await expect(valyu.waitForJob('cj_0000000000000000', { pollInterval: 10, maxWaitTime: 1_000 })).rejects.toThrow('Job cj_0000000000000000 not found');
+  });
+
+  test("getContentsJob: another organisation's job is not readable", async () => {
+    const accounts = [
+      { key: 'rk_conformance_owner_0001', organization: 'org-owner', creditsUsd: 10 },
+      { key: 'rk_conformance_other_0001', organization: 'org-other', creditsUsd: 10 },
+    ];
+    const shared = await startEmulator({ seed: 8, speed: SPEED, accounts });
+    try {
+      const owner = new Valyu(accounts[0]!.key, shared.url);
+      const started = (await owner.contents(['https://example.org/a'], { async: true })) as { jobId: string };
+      expect(ok(await owner.getContentsJob(started.jobId)).jobId).toBe(started.jobId);
+      const other = await new Valyu(accounts[1]!.key, shared.url).getContentsJob(started.jobId);
+      expect(other).toMatchObject({ success: false, error: `Job ${started.jobId} not found` });
+    } finally {
+      await shared.close();
+    }
+  });
+
   test('waitForJob: the job ends with every result', async () => {
     const urls = Array.from({ length: 11 }, (_, index) => `https://example.org/doc-${index}`);
     const started = await valyu.contents(urls, { async: true });
@@ -108,6 +131,10 @@ describe('valyu-js against the emulator: search, contents, answer', () => {
     const answer = await valyu.answer('What limits lithium battery recycling?', { searchType: 'web', dataMaxPrice: 1, fastMode: true });
     expect(answer).toMatchObject({ success: true, contents: expect.any(String), cost: { total_deduction_dollars: expect.any(Number) } });
     expect((answer as { contents: string }).contents.length).toBeGreaterThan(0);
+    // Both clients' AnswerSearchResult require `length` (valyu-py refuses a result without it).
+    const sources = (answer as { search_results: { length: number; source: string; price?: number }[] }).search_results;
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) expect(source).toMatchObject({ length: expect.any(Number), source: expect.any(String), price: expect.any(Number) });
     const stream = await valyu.answer('What limits lithium battery recycling?', { streaming: true });
     const kinds = new Set<string>();
     for await (const chunk of stream as AsyncGenerator<{ type: string }>) kinds.add(chunk.type);
@@ -239,6 +266,9 @@ describe('valyu-js against the emulator: deepresearch', () => {
     expect(asset.data?.subarray(1, 4).toString('latin1')).toBe('PNG');
     const token = new URL(image!.image_url).searchParams.get('token') ?? '';
     expect(ok(await valyu.deepresearch.getAssets(id, image!.image_id, { token })).data?.length).toBe(asset.data?.length);
+    // Deliverables name their asset id `id`; images repeat theirs under that name, so either reads the file.
+    const byId = ok(await valyu.deepresearch.getAssets(id, (image as { id?: string }).id ?? 'missing-id'));
+    expect(byId.data?.equals(asset.data!)).toBe(true);
   });
 
   /** Creates a task with every checkpoint and answers each with the helper given for its type. */
@@ -399,6 +429,14 @@ describe('valyu-js against the emulator: datasources and workflows', () => {
     expect(preview).toMatchObject({ workflow: { slug: 'plant-census', version: 2 }, resolved: { input: 'List plants in Europe with capacity.' } });
     // Preview parameters are optional: a workflow whose variables are all optional resolves without them.
     expect(ok(await valyu.workflows.preview('plant-census')).resolved?.input).toBe('List plants in with capacity.');
+    // Without parameters a preview shows the template: required variables stay as placeholders...
+    const template = ok(await valyu.workflows.preview('company-profile'));
+    expect(template.resolved?.input).toContain('{{company}}');
+    // ...while parameters given are checked in full: a missing required one is named.
+    expect(await valyu.workflows.preview('company-profile', { workflowParams: {} })).toMatchObject({
+      success: false,
+      error: expect.stringContaining('company'),
+    });
 
     const deleted = ok(await valyu.workflows.delete('plant-census'));
     expect(deleted).toMatchObject({ slug: 'plant-census', deleted_at: expect.any(String) });

@@ -45,7 +45,13 @@ export const answerRequest = z
 export type AnswerRequest = z.input<typeof answerRequest>;
 
 /** A search result inside the answer stream; like a Search result, its content may be structured. */
-export const answerSearchResult = z.looseObject({ title: z.string(), url: z.string(), content: resultContent.optional() });
+export const answerSearchResult = z.looseObject({
+  title: z.string(),
+  url: z.string(),
+  content: resultContent.optional(),
+  // Both official clients require `length` (characters); the emulator sends it, older bodies may lack it.
+  length: z.int().nonnegative().optional(),
+});
 
 /** First event: the search results the answer is grounded in. */
 export const answerSearchResultsEvent = z.looseObject({ search_results: z.array(answerSearchResult) });

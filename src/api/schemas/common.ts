@@ -86,10 +86,15 @@ export type ErrorBody = z.infer<typeof errorBody>;
 export const workflowErrorBody = z.looseObject({ error: z.string(), message: z.string() });
 export type WorkflowErrorBody = z.infer<typeof workflowErrorBody>;
 
-/** The `{ success, message, deepresearch_id }` acknowledgement of task actions. */
+/**
+ * The `{ success, message, deepresearch_id }` acknowledgement of task actions (update, cancel, delete,
+ * and with `public` the visibility toggle). The spec's bodies carry `success`; older valyu-py releases
+ * add `success` themselves and so describe bodies without it. Both read: a 2xx body without `success`
+ * is a success, and a missing `message` reads as empty text.
+ */
 export const taskActionResponse = z.looseObject({
-  success: z.boolean(),
-  message: z.string(),
+  success: z.boolean().default(true),
+  message: z.string().default(''),
   deepresearch_id: z.string(),
 });
 export type TaskActionResponse = z.infer<typeof taskActionResponse>;

@@ -215,9 +215,13 @@ export const deliverableFile = z.looseObject({
 });
 export type DeliverableFile = z.infer<typeof deliverableFile>;
 
-/** A chart, generated image or screenshot of a completed task (the clients' `ImageMetadata`); `image_id` is the asset id. */
+/**
+ * A chart, generated image or screenshot of a completed task (the clients' `ImageMetadata`); `image_id` is
+ * the asset id, and the emulator repeats it as `id` (the deliverables' name for it).
+ */
 export const taskImage = z.looseObject({
   image_id: z.string().min(1),
+  id: z.string().min(1).optional(),
   image_type: z.string().min(1),
   title: z.string(),
   description: z.string().optional(),
@@ -287,12 +291,7 @@ export const updateTaskResponse = taskActionResponse;
 
 /** `POST .../public` body and response. */
 export const setTaskPublicRequest = z.strictObject({ public: z.boolean() });
-export const setTaskPublicResponse = z.looseObject({
-  success: z.boolean(),
-  message: z.string(),
-  deepresearch_id: z.string(),
-  public: z.boolean(),
-});
+export const setTaskPublicResponse = taskActionResponse.extend({ public: z.boolean() });
 export type SetTaskPublicResponse = z.infer<typeof setTaskPublicResponse>;
 
 /**

@@ -16,11 +16,19 @@ export interface AnswerRouteOptions {
   streamDelayMs: number;
 }
 
+/** An Answer search result: the Search result's fields both clients' `AnswerSearchResult` read (`length` required). */
 const streamResult = (result: SearchResult) => ({
   title: result.title,
   url: result.url,
   content: result.content,
   source: result.source,
+  length: result.length,
+  price: result.price,
+  ...(result.description ? { description: result.description } : {}),
+  ...(result.source_type ? { source_type: result.source_type } : {}),
+  ...(result.data_type ? { data_type: result.data_type } : {}),
+  ...(result.relevance_score !== undefined ? { relevance_score: result.relevance_score } : {}),
+  ...(result.image_url && typeof result.image_url === 'object' ? { image_url: result.image_url } : {}),
   ...(result.publication_date ? { publication_date: result.publication_date } : {}),
 });
 

@@ -120,6 +120,8 @@ function outputFields(task: TaskRecord, view: ViewContext): Partial<Task> {
     .filter((file) => file.kind === 'image')
     .map((file): TaskImage => ({
       image_id: file.id,
+      // The asset id under the name deliverables use too, so `images[0].id` fetches the image as `image_id` does.
+      id: file.id,
       image_type: file.type,
       deepresearch_id: task.id,
       title: file.title,
