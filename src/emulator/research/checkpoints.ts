@@ -57,7 +57,8 @@ export function interactionView(task: TaskRecord, timeoutMs: number): Interactio
     interaction_id: current.id,
     type: current.type,
     data: dataFor(task, current.type),
-    created_at: current.createdAt,
+    // Whole milliseconds: valyu-py reads these times as integers (a scaled clock has fractions).
+    created_at: Math.floor(current.createdAt),
     timeout_ms: timeoutMs,
     expected_response: expectedResponseFor(task, current.type),
   };
@@ -69,8 +70,8 @@ export function hitlHistoryView(task: TaskRecord): HitlHistoryEntry[] {
   return task.history.map((entry) => ({
     interaction_id: entry.interactionId,
     type: entry.type,
-    created_at: entry.createdAt,
-    responded_at: entry.respondedAt,
+    created_at: Math.floor(entry.createdAt),
+    responded_at: Math.floor(entry.respondedAt),
     auto_continued: false,
     response: { ...entry.response },
   }));

@@ -50,7 +50,7 @@ export function createdView(task: TaskRecord): CreateTaskResponse {
  * client types `created_at` as a number, so it is milliseconds here (the task record has ISO text).
  */
 export function summaryView(task: TaskRecord): z.input<typeof taskSummary> {
-  return { deepresearch_id: task.id, query: task.query, status: task.status, created_at: task.createdAt, public: task.public };
+  return { deepresearch_id: task.id, query: task.query, status: task.status, created_at: Math.floor(task.createdAt), public: task.public };
 }
 
 /** One task of a batch listing (the clients' `BatchTaskListItem`); outputs only with `include_output`. */
@@ -115,7 +115,8 @@ function outputFields(task: TaskRecord, view: ViewContext): Partial<Task> {
   if (task.status !== 'completed') return fields;
   fields.output_type = outputs.outputType;
   const files = [...outputs.files.values()];
-  const createdAt = task.finishedAt ?? view.now;
+  // Whole milliseconds: valyu-py reads these times as integers (a scaled clock has fractions).
+  const createdAt = Math.floor(task.finishedAt ?? view.now);
   fields.images = files
     .filter((file) => file.kind === 'image')
     .map((file): TaskImage => ({
