@@ -82,7 +82,13 @@ export function createEmulatorApp(deps: PipelineDeps): FastifyInstance {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    // Only the body parser throws here (the routes answer their own errors).
+    // A caller that hung up before its answer was written: the answer was counted when it was made, and
+    // nobody is left to send an error to. Say so; it is not a fault of the emulator.
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || reply.raw.destroyed) {
+      deps.log(`emulator: the caller left ${request.method} ${logPath(request.url)} before the answer ended`);
+      return;
+    }
+    // Otherwise only the body parser throws here (the routes answer their own errors).
     const countAs =
       'countAs' in request.routeOptions.config
         ? (request.routeOptions.config as RouteConfig).countAs

@@ -1,6 +1,6 @@
 import type { AnswerEvent, ResearchClient } from '../../src/api/client';
 import { ResearchApiError } from '../../src/api/errors';
-import type { RunningEmulator } from '../../src/emulator/server';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { clientWithKey, KEYS, rawCall, rejectionOf, TEST_ACCOUNTS, useEmulator } from './helpers';
 
 async function collect(events: AsyncIterable<AnswerEvent>): Promise<AnswerEvent[]> {
@@ -111,3 +111,28 @@ describe('POST /v1/answer', () => {
 function nest(depth: number): Record<string, unknown> {
   return depth === 0 ? { type: 'string' } : { type: 'object', properties: { inner: nest(depth - 1) } };
 }
+
+describe('POST /v1/answer when the caller hangs up', () => {
+  it('logs that the caller left, not an internal error, and counts the request once, as answered', async () => {
+    const lines: string[] = [];
+    // The latency holds the answer back, so the caller is gone before it is written.
+    const emulator = await startEmulator({ seed: 3, log: (line) => lines.push(line), faults: { answer: { latencyMs: 300 } } });
+    try {
+      const controller = new AbortController();
+      const call = fetch(`${emulator.url}/answer`, {
+        method: 'POST',
+        headers: { 'x-api-key': emulator.defaultApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Lithium battery recycling in Europe' }),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      controller.abort();
+      expect(await call).toMatchObject({ name: 'AbortError' });
+      for (let waited = 0; waited < 3_000 && lines.length === 0; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(lines).toEqual(['emulator: the caller left POST /v1/answer before the answer ended']);
+      expect(emulator.stats.snapshot().requests.answer).toEqual({ '200': 1 });
+    } finally {
+      await emulator.close();
+    }
+  });
+});
