@@ -17,7 +17,7 @@ export interface Config {
    * temporal.toml profiles (see `loadTemporalConnection`); `addressSet`: an address was given (else
    * `address` is the default localhost:7233).
    */
-  temporal: { address: string; addressSet: boolean; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
+  temporal: { address: string; addressSet: boolean; addressSource?: string; namespace: string; taskQueue: string; security?: TemporalSecurityConfig };
   research: ResearchServiceConfig;
   /** The local store's folder (ARTIFACT_DIR, or ARTIFACT_URL as a path or `file://` URL). */
   artifactDir: string;

@@ -120,7 +120,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     temporal = await connectWorkerTemporal(
       config.temporal.address,
       config.temporal.namespace,
-      config.temporal.addressSet,
+      config.temporal.addressSource ?? config.temporal.addressSet,
       connectionSecurityOptions(config.temporal.security),
     );
     await ensureSearchAttributes(temporal.connection, config.temporal.namespace, log);
@@ -140,7 +140,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     };
     const where = config.research.kind === 'service' ? config.research.baseUrl : 'the embedded emulator';
     log(
-      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); research service: ${where}; artifacts: ${config.artifactStore?.url ?? config.artifactDir}`,
+      `worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (${temporal.source}, namespace ${config.temporal.namespace}); research service: ${where}; artifacts: ${config.artifactStore?.url ?? config.artifactDir}`,
     );
     // `run()` enters RUNNING synchronously, so `stop` works from here on, even for a signal aborted already.
     const running = worker.run();

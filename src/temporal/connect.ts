@@ -40,19 +40,23 @@ const CONNECT_TIMEOUT_MS = 15_000;
 /**
  * The worker's way in: the configured address only (a worker never starts a server), failing with the
  * same message as `openTemporalServer` (server.ts), which names the local binaries that could start one.
+ * `given` says where the address came from: a name (`<file> [profile.<name>] address`), true for
+ * TEMPORAL_ADDRESS, false for the default address.
  */
 export async function connectWorkerTemporal(
   address: string,
   namespace: string,
-  explicit: boolean,
+  given: boolean | string,
   security: ConnectionSecurityOptions = {},
 ): Promise<TemporalServer> {
+  const source = typeof given === 'string' ? given : given ? 'TEMPORAL_ADDRESS' : 'the default address';
   try {
-    return await connectTemporal(address, namespace, {}, explicit ? 'TEMPORAL_ADDRESS' : 'the default address', undefined, security);
+    return await connectTemporal(address, namespace, {}, source, undefined, security);
   } catch (error) {
     const local = onPath('temporal') ?? (isExecutable(projectBinaries().cli) ? projectBinaries().cli : undefined);
+    const where = typeof given === 'string' ? `${address} (from ${given})` : given ? `TEMPORAL_ADDRESS=${address}` : `${address} (TEMPORAL_ADDRESS is unset)`;
     throw new NoTemporalServerError([
-      `${explicit ? `TEMPORAL_ADDRESS=${address}` : `${address} (TEMPORAL_ADDRESS is unset)`}: ${reason(error)}`,
+      `${where}: ${reason(error)}`,
       local ? `a local binary is at ${local}: \`${local} server start-dev\` starts a dev server there` : 'no local `temporal` binary (PATH, .temporal/bin)',
     ]);
   }

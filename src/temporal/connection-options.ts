@@ -24,6 +24,8 @@ export interface TemporalConnectionConfig {
   address: string;
   /** An address was given (variable or profile); else `address` is the default localhost:7233. */
   addressSet: boolean;
+  /** Where a profile's address came from (`<file> [profile.<name>] address`); absent when TEMPORAL_ADDRESS gave it or none was given. */
+  addressSource?: string;
   namespace: string;
   security?: TemporalSecurityConfig;
 }
@@ -135,6 +137,7 @@ export function loadTemporalConnection(
   const connection: TemporalConnectionConfig = {
     address: address ?? 'localhost:7233',
     addressSet: address !== undefined,
+    ...(address !== undefined && standard.TEMPORAL_ADDRESS === undefined ? { addressSource: origin('TEMPORAL_ADDRESS', 'address') } : {}),
     namespace: profile.namespace?.trim() || 'default',
     ...(hasSecurity ? { security: securityOf(profile) } : {}),
   };

@@ -74,6 +74,9 @@ describe('Temporal connection settings (@temporalio/envconfig: TEMPORAL_* variab
 
   test('a profile of TEMPORAL_CONFIG_FILE chosen by TEMPORAL_PROFILE (else "default"); variables override it', () => {
     expect(loadConfig({ TEMPORAL_CONFIG_FILE: toml }).temporal).toMatchObject({ address: 'localhost:7233', addressSet: true, namespace: 'dev' });
+    // Messages name where the address came from: the profile's key, or TEMPORAL_ADDRESS when it overrides it.
+    expect(loadConfig({ TEMPORAL_CONFIG_FILE: toml }).temporal.addressSource).toBe(`${toml} [profile.default] address`);
+    expect(loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_ADDRESS: 'other:7233' }).temporal).not.toHaveProperty('addressSource');
     const cloud = loadConfig({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'cloud' });
     expect(cloud.temporal).toMatchObject({ address: 'research.a1b2c.tmprl.cloud:7233', namespace: 'research.a1b2c' });
     expect(connectionSecurityOptions(cloud.temporal.security)).toEqual({ tls: true, apiKey: API_KEY });

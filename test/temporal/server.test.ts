@@ -68,4 +68,14 @@ describe('connectWorkerTemporal', () => {
     expect(message).toContain(`127.0.0.1:${port} (TEMPORAL_ADDRESS is unset)`);
     expect(message).toMatch(/server start-dev|no local `temporal` binary/);
   }, 30_000);
+
+  it('names the profile an address came from, not TEMPORAL_ADDRESS', async () => {
+    const port = await closedPort();
+    const source = '/etc/temporal.toml [profile.default] address';
+    const error = await connectWorkerTemporal(`127.0.0.1:${port}`, 'default', source).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NoTemporalServerError);
+    expect((error as Error).message).toContain(`127.0.0.1:${port} (from ${source})`);
+    // The tried line names the profile; only the closing hint mentions TEMPORAL_ADDRESS, as one way to provide a server.
+    expect((error as NoTemporalServerError).tried[0]).not.toContain('TEMPORAL_ADDRESS');
+  }, 30_000);
 });
