@@ -172,12 +172,12 @@ def deepresearch_list():
 
 
 def deepresearch_update():
-    task_id = create_task(query=QUERY, mode="heavy")
+    task_id = create_task(query=QUERY, mode="max")
     ok(valyu.deepresearch.update(task_id, "Add a table of plants"))
 
 
 def deepresearch_cancel():
-    task_id = create_task(query=QUERY, mode="heavy")
+    task_id = create_task(query=QUERY, mode="max")
     ok(valyu.deepresearch.cancel(task_id))
     check(ok(valyu.deepresearch.status(task_id)).status == "cancelled", "not cancelled")
 
@@ -214,7 +214,7 @@ def deepresearch_respond():
 
 
 def batch_flow_create():
-    created = ok(valyu.batch.create(name="conformance", mode="fast", metadata={"run": "py"}))
+    created = ok(valyu.batch.create(name="conformance", mode="max", metadata={"run": "py"}))
     state["batch_id"] = created.batch_id
 
 
