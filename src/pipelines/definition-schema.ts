@@ -19,6 +19,9 @@ export const inputSchema = z
     key: templateText.pipe(z.string().min(1, 'must not be empty')).meta({
       description: 'Template of the item key, unique per run and used in workflow ids, e.g. {{ item.domain | slug }}',
     }),
+    allow_empty: z.boolean().optional().meta({
+      description: 'An input without items is refused (a run of it would do nothing) unless this is true (say, a feed that is sometimes empty)',
+    }),
   })
   .superRefine((input, ctx) => {
     const sources = (['items', 'csv', 'jsonl'] as const).filter((name) => input[name] !== undefined);
