@@ -93,3 +93,11 @@ export async function embeddedReport(store: ArtifactStore, key: string, limit: n
     .map((line) => (/^#{1,5}\s/.test(line) ? `#${line}` : line));
   return lines.join('\n');
 }
+
+/** The synthesis for the digest: a report's text, or an Answer synthesis's answer (stored as JSON with its sources). */
+export async function synthesisText(store: ArtifactStore, ref: { key: string; contentType: string }, limit: number): Promise<string> {
+  if (!ref.contentType.startsWith('application/json')) return embeddedReport(store, ref.key, limit);
+  const stored = JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as { output?: unknown };
+  const output = typeof stored.output === 'string' ? stored.output : JSON.stringify(stored.output ?? null, null, 2);
+  return shortened(output, limit);
+}

@@ -8,7 +8,7 @@ import { csvText } from './csv-text';
 import { contentTypeOf } from './filenames';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { comparable, markLatestRun, writeChangeReport } from './pipeline-change-report';
-import { digestItem, embeddedReport } from './pipeline-digest';
+import { digestItem, embeddedReport, synthesisText } from './pipeline-digest';
 import { eachItem, readJson } from './pipeline-item-views';
 import { itemRecordKey, runContext, type PipelineRunRef } from './pipeline-items';
 import type { ArtifactStore } from './store';
@@ -27,8 +27,10 @@ export interface WritePipelineOutputsInput extends PipelineRunRef {
 /** Longest synthesis and change report text carried into the digest, in characters. */
 const EMBEDDED_CHARS = 20_000;
 
-/** A column that reads a field (`{{ item.x }}`, `{{ result.output.x }}`): empty in every item, it likely names a field that is not there. */
-const readsAField = (column: CsvColumn): boolean => /\{\{\s*(item\.|result\.output\.)/.test(column.template);
+/** A column that reads an item's field (`{{ item.x }}`): empty in every item, it likely names a field that is not there. */
+const readsItemField = (column: CsvColumn): boolean => /\{\{\s*item\./.test(column.template);
+/** A column that reads a field of the output (`{{ result.output.x }}`): only completed items have one. */
+const readsOutputField = (column: CsvColumn): boolean => /\{\{\s*result\.output\./.test(column.template);
 
 /**
  * Writes the run's outputs (JSONL; CSV with JSON Schema outputs flattened to columns, each item's cost
@@ -62,11 +64,12 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const digestColumns = digestColumnsDeclared ? csvColumns(digestColumnsDeclared, schema) : undefined;
   const digestItems: DigestItem[] = [];
   const filled = files.map((file) => file.columns.map(() => 0));
-  let itemCount = 0;
+  const counted = { items: 0, completed: 0 };
   const current = new Map<string, ComparableItem>();
   await eachItem(store, input, async (view, value) => {
     const itemScope = { ...scope, item: value, result: resultScope(view) };
-    itemCount += 1;
+    counted.items += 1;
+    if (view.status === 'completed') counted.completed += 1;
     files.forEach((file, fileIndex) => {
       if (file.output.format === 'jsonl') file.lines.push(jsonlLine(view, value));
       if (file.output.format !== 'csv') return;
@@ -83,7 +86,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
 
   let changes: ArtifactRef | undefined;
   if (input.compareWithPrevious) changes = await writeChangeReport(store, { pipeline: definition.name, runKey: input.runKey, prefix }, current);
-  const warnings = emptyColumnWarnings(files, filled, itemCount);
+  const warnings = emptyColumnWarnings(files, filled, counted);
   const written: ArtifactRef[] = [];
   for (const file of files) {
     const body =
@@ -101,7 +104,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
               items: digestItems,
               totals: input.ledger,
               warnings,
-              ...(input.synthesis ? { synthesis: await embeddedReport(store, input.synthesis.key, EMBEDDED_CHARS) } : {}),
+              ...(input.synthesis ? { synthesis: await synthesisText(store, input.synthesis, EMBEDDED_CHARS) } : {}),
               ...(changes ? { changes: await embeddedReport(store, changes.key, EMBEDDED_CHARS) } : {}),
             });
     written.push(await store.put(file.key, body, file.contentType));
@@ -122,15 +125,20 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
  * A warning for each CSV column that reads a field and came out empty for every item: a field the input
  * or the result does not have (what the definition could not know before the run), named with its column.
  */
-function emptyColumnWarnings(files: ReadonlyArray<{ key: string; columns: CsvColumn[] }>, filled: readonly number[][], items: number): string[] {
-  if (items === 0) return [];
+function emptyColumnWarnings(
+  files: ReadonlyArray<{ key: string; columns: CsvColumn[] }>,
+  filled: readonly number[][],
+  counted: { items: number; completed: number },
+): string[] {
   return files.flatMap((file, fileIndex) =>
-    file.columns
-      .filter((column, index) => filled[fileIndex]![index] === 0 && readsAField(column))
-      .map(
-        (column) =>
-          `${file.key.split('/').pop()}: column "${column.header}" (${column.template}) is empty for all ${items} items: the field it names is in no item or result`,
-      ),
+    file.columns.flatMap((column, index) => {
+      if (filled[fileIndex]![index]! > 0) return [];
+      const name = `${file.key.split('/').pop()}: column "${column.header}" (${column.template})`;
+      if (readsItemField(column) && counted.items > 0) return [`${name} is empty for all ${counted.items} items: the field it names is in no item`];
+      if (readsOutputField(column) && counted.completed > 0)
+        return [`${name} is empty for all ${counted.completed} completed items: the field it names is in no result`];
+      return [];
+    }),
   );
 }
 

@@ -60,12 +60,12 @@ export const SOURCES_SHOWN = 5;
 /** Longest answer or summary kept per section, in characters. */
 export const ANSWER_CHARS = 1_200;
 
-/** Text from an item or a result, shown literally: Markdown and HTML characters escaped, one line. */
+/** Text from an item or a result, shown literally: the characters that make Markdown or HTML escaped (no link or image can form without `[`), one line. */
 export function literal(text: string): string {
   return text
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/[\\`*_[\]{}()<>#|!~&]/g, (char) => (char === '&' ? '&amp;' : char === '<' ? '&lt;' : char === '>' ? '&gt;' : `\\${char}`));
+    .replace(/[\\`*_[\]<>#|~&]/g, (char) => (char === '&' ? '&amp;' : char === '<' ? '&lt;' : char === '>' ? '&gt;' : `\\${char}`));
 }
 
 /** Markdown written by the service (an answer, a report), quoted; raw HTML in it is shown, never run. */

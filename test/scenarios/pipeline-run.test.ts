@@ -78,7 +78,7 @@ outputs:
     const digest = await text(markdown!.uri);
     expect(digest).toContain('**5 items**: 5 completed');
     expect(digest).toMatch(/### 1\. company-1-example\n\n\*completed\* · 0\.1000 USD\n\n- \*\*name\*\*: Company 1\n\n- \*\*profile\.company\*\*: /);
-    expect(digest).not.toMatch(/\]\((?!<https?:)/);
+    expect(digest).not.toMatch(/[^\\]\]\((?!<https?:)/);
     expect(await handle.searchAttributes()).toMatchObject({ ResearchPipeline: 'profiles', ResearchStatus: 'completed' });
     expect(seen.some((state) => state.etaMs !== undefined)).toBe(true);
     await recordHistory(handle, 'pipeline-run');
