@@ -68,12 +68,13 @@ export function literal(text: string): string {
     .replace(/[\\`*_[\]<>#|~&]/g, (char) => (char === '&' ? '&amp;' : char === '<' ? '&lt;' : char === '>' ? '&gt;' : `\\${char}`));
 }
 
-/** Markdown written by the service (an answer, a report), quoted; raw HTML in it is shown, never run. */
+/** Markdown written by the service (an answer, a report), quoted; raw HTML in it is shown, never run, and images stay links' text (a viewer would fetch them). */
 function quoted(markdown: string): string[] {
   return markdown
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
+    .replace(/!\[/g, '!\\[')
     .trim()
     .split('\n')
     .map((line) => (line.trim() ? `> ${line}` : '>'));
