@@ -1,5 +1,5 @@
 import type { ComparableItem } from '../pipelines/change-report';
-import { markdownDigest, type DigestItem } from '../pipelines/digest';
+import { addToTally, emptyTally, markdownDigest, MAX_DIGEST_ITEMS, type DigestItem } from '../pipelines/digest';
 import { csvCell, csvColumns, csvColumnsWithTotals, jsonlLine, outputSchemaOf, resultScope, type CsvColumn } from '../pipelines/fan-in';
 import { renderTemplate } from '../shared/template';
 import type { PipelineItemRecord, PipelineOutputs } from '../domain/pipeline-types';
@@ -63,6 +63,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const digestColumnsDeclared = digestOutput?.columns ?? definition.outputs.find((output) => output.format === 'csv')?.columns;
   const digestColumns = digestColumnsDeclared ? csvColumns(digestColumnsDeclared, schema) : undefined;
   const digestItems: DigestItem[] = [];
+  const tally = emptyTally();
   const filled = files.map((file) => file.columns.map(() => 0));
   const counted = { items: 0, completed: 0 };
   const current = new Map<string, ComparableItem>();
@@ -77,7 +78,9 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
       row.forEach((cell, column) => (filled[fileIndex]![column]! += cell === '' ? 0 : 1));
       file.rows.push(row);
     });
-    if (digestOutput) digestItems.push(await digestItem(store, view, value, itemScope, digestColumns));
+    addToTally(tally, view);
+    // A large run's digest details its first items only: the rest are counted, and kept out of memory.
+    if (digestOutput && digestItems.length < MAX_DIGEST_ITEMS) digestItems.push(await digestItem(store, view, value, itemScope, digestColumns));
     if (input.compareWithPrevious) {
       const record = view.status === 'not_started' ? undefined : ((await readJson(store, itemRecordKey(prefix, view.key))) as PipelineItemRecord);
       current.set(view.key, comparable(view, record?.outputs?.report?.sha256));
@@ -102,6 +105,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
               title: `${definition.name}: run ${input.runKey}`,
               ...(definition.description ? { description: definition.description } : {}),
               items: digestItems,
+              tally,
               totals: input.ledger,
               warnings,
               ...(input.synthesis ? { synthesis: await synthesisText(store, input.synthesis, EMBEDDED_CHARS) } : {}),

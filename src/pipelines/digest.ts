@@ -41,11 +41,38 @@ export interface DigestItem {
   sections: DigestSection[];
 }
 
+/** The run's figures over all its items, also those past the digest's detailed list. */
+export interface DigestTally {
+  items: number;
+  byStatus: Record<DigestItem['status'], number>;
+  costOfCompletedUsd: number;
+  sources: number;
+}
+
+/** An empty tally. */
+export function emptyTally(): DigestTally {
+  return { items: 0, byStatus: { completed: 0, failed: 0, cancelled: 0, not_started: 0 }, costOfCompletedUsd: 0, sources: 0 };
+}
+
+/** Counts one item into `tally`. */
+export function addToTally(tally: DigestTally, item: { status: DigestItem['status']; costUsd: number; sourcesCount: number }): void {
+  tally.items += 1;
+  tally.byStatus[item.status] += 1;
+  if (item.status === 'completed') tally.costOfCompletedUsd += item.costUsd;
+  tally.sources += item.sourcesCount;
+}
+
+/** Items shown in detail; a larger run's digest counts the rest in its totals and points to the CSV and JSONL. */
+export const MAX_DIGEST_ITEMS = 1_000;
+
 /** What the digest is made of. */
 export interface DigestInput {
   title: string;
   description?: string;
+  /** The items shown in detail, in input order. */
   items: readonly DigestItem[];
+  /** Figures over every item of the run; without it, over `items`. */
+  tally?: DigestTally;
   totals: { spentUsd: number; budgetUsd: number };
   /** The synthesis report's text (Markdown). */
   synthesis?: string;
@@ -153,16 +180,19 @@ function sectionLines(section: DigestSection, several: boolean): string[] {
 
 /** The digest as Markdown: title, totals, warnings, synthesis, one section per item, changes. */
 export function markdownDigest(input: DigestInput): string {
-  const count = (status: DigestItem['status']): number => input.items.filter((item) => item.status === status).length;
-  const completed = count('completed');
-  const sources = input.items.reduce((sum, item) => sum + item.sections.reduce((inner, section) => inner + section.sourcesCount, 0), 0);
-  const costOfCompleted = input.items.filter((item) => item.status === 'completed').reduce((sum, item) => sum + item.costUsd, 0);
+  let tally = input.tally;
+  if (!tally) {
+    tally = emptyTally();
+    for (const item of input.items) addToTally(tally, { ...item, sourcesCount: item.sections.reduce((sum, section) => sum + section.sourcesCount, 0) });
+  }
+  const { byStatus } = tally;
+  const completed = byStatus.completed;
   const lines = [`# ${literal(input.title)}`, ''];
   if (input.description) lines.push(literal(input.description), '');
   lines.push(
-    `**${input.items.length} items**: ${completed} completed, ${count('failed')} failed, ${count('cancelled')} cancelled, ${count('not_started')} not started.`,
+    `**${tally.items} items**: ${completed} completed, ${byStatus.failed} failed, ${byStatus.cancelled} cancelled, ${byStatus.not_started} not started.`,
     '',
-    `**Cost**: ${input.totals.spentUsd.toFixed(4)} of ${input.totals.budgetUsd.toFixed(2)} USD spent${completed > 0 ? `, ${usd(costOfCompleted / completed)} per completed item on average` : ''}. **Sources cited**: ${sources}.`,
+    `**Cost**: ${input.totals.spentUsd.toFixed(4)} of ${input.totals.budgetUsd.toFixed(2)} USD spent${completed > 0 ? `, ${usd(tally.costOfCompletedUsd / completed)} per completed item on average` : ''}. **Sources cited**: ${tally.sources}.`,
     '',
   );
   for (const warning of input.warnings ?? []) lines.push(`> **Warning**: ${literal(warning)}`, '');
@@ -177,6 +207,9 @@ export function markdownDigest(input: DigestInput): string {
     const several = item.sections.length > 1;
     for (const section of item.sections) lines.push(...sectionLines(section, several));
   });
+  const rest = tally.items - input.items.length;
+  if (rest > 0)
+    lines.push(`*${rest} more item${rest === 1 ? '' : 's'} past the first ${input.items.length}: their results are in the run's CSV and JSONL outputs.*`, '');
   if (input.changes?.trim()) lines.push('## Changes since the previous run', '', ...input.changes.trim().replace(/</g, '&lt;').split('\n'), '');
   return `${lines.join('\n').trimEnd()}\n`;
 }

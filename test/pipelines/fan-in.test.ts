@@ -1,5 +1,5 @@
 import { compareRuns, diffFields, formatChangeReport } from '../../src/pipelines/change-report';
-import { markdownDigest, reportSummary, type DigestItem } from '../../src/pipelines/digest';
+import { addToTally, emptyTally, markdownDigest, reportSummary, type DigestItem } from '../../src/pipelines/digest';
 import { csvCell, csvColumns, csvColumnsWithTotals, jsonlLine, resultScope, type ItemResultView } from '../../src/pipelines/fan-in';
 
 const schema = {
@@ -156,6 +156,15 @@ describe('the Markdown digest', () => {
     });
     expect(digest).toContain('#### profile (0.1000 USD)');
     expect(digest).toContain('#### news (0.0050 USD)');
+  });
+
+  it('counts every item of a large run in its totals and details the first, pointing to the CSV and JSONL for the rest', () => {
+    const tally = emptyTally();
+    for (let index = 0; index < 5_000; index++) addToTally(tally, { status: index % 10 === 0 ? 'failed' : 'completed', costUsd: 0.01, sourcesCount: 2 });
+    const digest = markdownDigest({ title: 't', items: [item()], tally, totals: { spentUsd: 45, budgetUsd: 100 } });
+    expect(digest).toContain('**5000 items**: 4500 completed, 500 failed, 0 cancelled, 0 not started.');
+    expect(digest).toContain('0.0100 USD per completed item on average. **Sources cited**: 10000.');
+    expect(digest).toContain("*4999 more items past the first 1: their results are in the run's CSV and JSONL outputs.*");
   });
 
   it("takes a report's summary section, or else its first paragraphs", () => {
