@@ -65,12 +65,9 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const digestItems: DigestItem[] = [];
   const tally = emptyTally();
   const filled = files.map((file) => file.columns.map(() => 0));
-  const counted = { items: 0, completed: 0 };
   const current = new Map<string, ComparableItem>();
   await eachItem(store, input, async (view, value) => {
     const itemScope = { ...scope, item: value, result: resultScope(view) };
-    counted.items += 1;
-    if (view.status === 'completed') counted.completed += 1;
     files.forEach((file, fileIndex) => {
       if (file.output.format === 'jsonl') file.lines.push(jsonlLine(view, value));
       if (file.output.format !== 'csv') return;
@@ -89,7 +86,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
 
   let changes: ArtifactRef | undefined;
   if (input.compareWithPrevious) changes = await writeChangeReport(store, { pipeline: definition.name, runKey: input.runKey, prefix }, current);
-  const warnings = emptyColumnWarnings(files, filled, counted);
+  const warnings = emptyColumnWarnings(files, filled, { items: tally.items, completed: tally.byStatus.completed });
   const written: ArtifactRef[] = [];
   for (const file of files) {
     const body =
