@@ -18,10 +18,19 @@ export async function readJson(store: ArtifactStore, key: string): Promise<unkno
   return JSON.parse(Buffer.from(await store.get(key)).toString('utf8'));
 }
 
+/** The entries of a list that name a web address (`{ url, title }`), as sources. */
+export function webSources(list: unknown): Array<{ title?: string; url: string }> {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry: unknown) => {
+    const { url, title } = (typeof entry === 'object' && entry !== null ? entry : {}) as { url?: unknown; title?: unknown };
+    return typeof url === 'string' ? [{ url, ...(typeof title === 'string' && title ? { title } : {}) }] : [];
+  });
+}
+
 /** The view of one item: its record, and its output when that is structured or short. */
 export async function viewOf(store: ArtifactStore, prefix: string, key: string, index: number): Promise<ItemResultView> {
   const ref = await store.stat(itemRecordKey(prefix, key));
-  if (!ref) return { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [] };
+  if (!ref) return { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [], sourcesCount: 0 };
   const record = (await readJson(store, ref.key)) as PipelineItemRecord;
   const view: ItemResultView = {
     key,
@@ -30,6 +39,7 @@ export async function viewOf(store: ArtifactStore, prefix: string, key: string, 
     costUsd: record.costUsd,
     attempts: record.attempts,
     files: [],
+    sourcesCount: 0,
     ...(record.error !== undefined ? { error: record.error } : {}),
     ...(record.workflowId ? { workflowId: record.workflowId } : {}),
     ...(record.possiblyChargedUsd ? { possiblyChargedUsd: record.possiblyChargedUsd } : {}),
@@ -37,7 +47,14 @@ export async function viewOf(store: ArtifactStore, prefix: string, key: string, 
   };
   if (record.result) {
     view.report = { key: record.result.key, uri: record.result.uri };
-    if (record.result.bytes <= MAX_INLINE_BYTES) view.output = ((await readJson(store, record.result.key)) as { output?: unknown }).output;
+    if (record.result.bytes <= MAX_INLINE_BYTES) {
+      const stored = (await readJson(store, record.result.key)) as { kind?: string; output?: unknown; sources?: unknown };
+      view.output = stored.output;
+      // An answer lists the search results it drew on; a search's or a contents call's results are its sources.
+      const cited = stored.kind === 'search' || stored.kind === 'contents' ? stored.output : stored.sources;
+      view.sources = webSources(cited);
+      view.sourcesCount = view.sources.length;
+    }
   }
   if (record.outputs) {
     const outputs: StoredOutputs = record.outputs;
@@ -46,6 +63,7 @@ export async function viewOf(store: ArtifactStore, prefix: string, key: string, 
       if (outputs.report.contentType.startsWith('application/json') && outputs.report.bytes <= MAX_INLINE_BYTES)
         view.output = await readJson(store, outputs.report.key);
     }
+    view.sourcesCount = outputs.sourceCount;
     view.files = [outputs.pdf, outputs.sources, ...outputs.deliverables, ...outputs.images]
       .filter((file): file is ArtifactRef => file !== undefined)
       .map((file) => ({ key: file.key, uri: file.uri }));

@@ -19,7 +19,8 @@ export function pipelineKeyActivities() {
   /**
    * Reads the whole input once (streamed, page by page, heartbeating) and reports every key met more than
    * once, with where: two items with one key would share a workflow id and a record, so one outcome would
-   * be lost and both paid. Items whose key cannot be rendered are left to fail alone later.
+   * be lost and both paid. Items whose key cannot be rendered are left to fail alone later. An input with
+   * no items is a problem too, unless `input.allow_empty`.
    */
   async function checkPipelineKeys(run: Omit<PipelineRunRef, 'prefix'>): Promise<PipelineKeyCheck> {
     const context = runContext(run);
@@ -38,7 +39,14 @@ export function pipelineKeyActivities() {
       cursor = page.cursor;
     }
     const duplicates = finder.duplicates();
-    return { items, duplicates, repeats: finder.repeats, ...(duplicates.length > 0 ? { problem: duplicateKeysMessage(duplicates, finder.repeats) } : {}) };
+    // An empty input would run and "complete" having done nothing: refused unless the definition expects it.
+    const problem =
+      duplicates.length > 0
+        ? duplicateKeysMessage(duplicates, finder.repeats)
+        : items === 0 && !run.definition.input?.allow_empty
+          ? 'the input has no items, so nothing was started; add items, or set input.allow_empty: true if an empty input is expected'
+          : undefined;
+    return { items, duplicates, repeats: finder.repeats, ...(problem ? { problem } : {}) };
   }
 
   return { checkPipelineKeys };

@@ -1,5 +1,6 @@
 import type { ComparableItem } from '../pipelines/change-report';
-import { csvCell, csvColumns, jsonlLine, markdownIndex, outputSchemaOf, resultScope, type ItemResultView } from '../pipelines/fan-in';
+import { addToTally, emptyTally, markdownDigest, MAX_DIGEST_ITEMS, type DigestItem } from '../pipelines/digest';
+import { csvCell, csvColumns, csvColumnsWithTotals, jsonlLine, outputSchemaOf, resultScope, type CsvColumn } from '../pipelines/fan-in';
 import { renderTemplate } from '../shared/template';
 import type { PipelineItemRecord, PipelineOutputs } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
@@ -7,6 +8,7 @@ import { csvText } from './csv-text';
 import { contentTypeOf } from './filenames';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { comparable, markLatestRun, writeChangeReport } from './pipeline-change-report';
+import { digestItem, embeddedReport, synthesisText } from './pipeline-digest';
 import { eachItem, readJson } from './pipeline-item-views';
 import { itemRecordKey, runContext, type PipelineRunRef } from './pipeline-items';
 import type { ArtifactStore } from './store';
@@ -22,9 +24,18 @@ export interface WritePipelineOutputsInput extends PipelineRunRef {
   synthesis?: ArtifactRef;
 }
 
+/** Longest synthesis and change report text carried into the digest, in characters. */
+const EMBEDDED_CHARS = 20_000;
+
+/** A column that reads an item's field (`{{ item.x }}`): empty in every item, it likely names a field that is not there. */
+const readsItemField = (column: CsvColumn): boolean => /\{\{\s*item\./.test(column.template);
+/** A column that reads a field of the output (`{{ result.output.x }}`): only completed items have one. */
+const readsOutputField = (column: CsvColumn): boolean => /\{\{\s*result\.output\./.test(column.template);
+
 /**
- * Writes the run's outputs (JSONL, CSV with JSON Schema outputs flattened to columns, a Markdown index
- * linking each report) under `<prefix>/outputs/`, and, when asked, a change report against the previous
+ * Writes the run's outputs (JSONL; CSV with JSON Schema outputs flattened to columns, each item's cost
+ * and sources count; a Markdown digest a person reads, with each item's fields, answer or summary,
+ * sources and cost) under `<prefix>/outputs/`, and, when asked, a change report against the previous
  * completed run. Reads the input again page by page and each item's record: nothing is held in history.
  */
 export async function writePipelineOutputs(store: ArtifactStore, input: WritePipelineOutputsInput): Promise<PipelineOutputs> {
@@ -42,20 +53,31 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
       output,
       key: `${prefix}/outputs/${name}`,
       contentType: contentTypeOf(fileName),
-      columns: output.columns ? csvColumns(output.columns, schema) : [],
+      columns: output.format === 'csv' && output.columns ? csvColumnsWithTotals(output.columns, schema) : [],
       lines: [] as string[],
       rows: [] as string[][],
     };
   });
-  const views: ItemResultView[] = [];
+  // The digest shows the columns of its own output, else those of the first CSV, else the items' fields.
+  const digestOutput = definition.outputs.find((output) => output.format === 'markdown');
+  const digestColumnsDeclared = digestOutput?.columns ?? definition.outputs.find((output) => output.format === 'csv')?.columns;
+  const digestColumns = digestColumnsDeclared ? csvColumns(digestColumnsDeclared, schema) : undefined;
+  const digestItems: DigestItem[] = [];
+  const tally = emptyTally();
+  const filled = files.map((file) => file.columns.map(() => 0));
   const current = new Map<string, ComparableItem>();
   await eachItem(store, input, async (view, value) => {
     const itemScope = { ...scope, item: value, result: resultScope(view) };
-    for (const file of files) {
+    files.forEach((file, fileIndex) => {
       if (file.output.format === 'jsonl') file.lines.push(jsonlLine(view, value));
-      if (file.output.format === 'csv') file.rows.push(file.columns.map((column) => csvCell(column.template, itemScope)));
-    }
-    views.push({ ...view, output: undefined });
+      if (file.output.format !== 'csv') return;
+      const row = file.columns.map((column) => csvCell(column.template, itemScope));
+      row.forEach((cell, column) => (filled[fileIndex]![column]! += cell === '' ? 0 : 1));
+      file.rows.push(row);
+    });
+    addToTally(tally, view);
+    // A large run's digest details its first items only: the rest are counted, and kept out of memory.
+    if (digestOutput && digestItems.length < MAX_DIGEST_ITEMS) digestItems.push(await digestItem(store, view, value, itemScope, digestColumns));
     if (input.compareWithPrevious) {
       const record = view.status === 'not_started' ? undefined : ((await readJson(store, itemRecordKey(prefix, view.key))) as PipelineItemRecord);
       current.set(view.key, comparable(view, record?.outputs?.report?.sha256));
@@ -64,6 +86,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
 
   let changes: ArtifactRef | undefined;
   if (input.compareWithPrevious) changes = await writeChangeReport(store, { pipeline: definition.name, runKey: input.runKey, prefix }, current);
+  const warnings = emptyColumnWarnings(files, filled, { items: tally.items, completed: tally.byStatus.completed });
   const written: ArtifactRef[] = [];
   for (const file of files) {
     const body =
@@ -75,19 +98,49 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
               file.rows,
               { escapeFormulas: file.output.escape_formulas !== false },
             )
-          : markdownIndex({
+          : markdownDigest({
               title: `${definition.name}: run ${input.runKey}`,
-              indexKey: file.key,
-              views,
+              ...(definition.description ? { description: definition.description } : {}),
+              items: digestItems,
+              tally,
               totals: input.ledger,
-              ...(input.synthesis ? { synthesis: { key: input.synthesis.key } } : {}),
-              ...(changes ? { changes: { key: changes.key } } : {}),
+              warnings,
+              ...(input.synthesis ? { synthesis: await synthesisText(store, input.synthesis, EMBEDDED_CHARS) } : {}),
+              ...(changes ? { changes: await embeddedReport(store, changes.key, EMBEDDED_CHARS) } : {}),
             });
     written.push(await store.put(file.key, body, file.contentType));
   }
   if (input.completed) await markLatestRun(store, definition.name, { runKey: input.runKey, prefix });
   const folderUri = written[0] ? written[0].uri.slice(0, written[0].uri.length - (written[0].key.length - `${prefix}/outputs`.length)) : '';
-  return { prefix, folderUri, files: written, ...(input.synthesis ? { synthesis: input.synthesis } : {}), ...(changes ? { changes } : {}) };
+  return {
+    prefix,
+    folderUri,
+    files: written,
+    ...(input.synthesis ? { synthesis: input.synthesis } : {}),
+    ...(changes ? { changes } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/**
+ * A warning for each CSV column that reads a field and came out empty for every item: a field the input
+ * or the result does not have (what the definition could not know before the run), named with its column.
+ */
+function emptyColumnWarnings(
+  files: ReadonlyArray<{ key: string; columns: CsvColumn[] }>,
+  filled: readonly number[][],
+  counted: { items: number; completed: number },
+): string[] {
+  return files.flatMap((file, fileIndex) =>
+    file.columns.flatMap((column, index) => {
+      if (filled[fileIndex]![index]! > 0) return [];
+      const name = `${file.key.split('/').pop()}: column "${column.header}" (${column.template})`;
+      if (readsItemField(column) && counted.items > 0) return [`${name} is empty for all ${counted.items} items: the field it names is in no item`];
+      if (readsOutputField(column) && counted.completed > 0)
+        return [`${name} is empty for all ${counted.completed} completed items: the field it names is in no result`];
+      return [];
+    }),
+  );
 }
 
 /** The activity that fans a run's results in to its output files. */

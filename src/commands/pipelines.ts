@@ -1,21 +1,61 @@
 import type { Command } from 'commander';
-import { InputError, loadPipelineDefinition, ParameterError, PipelineDefinitionError, pipelineJsonSchema, stepSpec } from '../pipelines';
+import {
+  InputError,
+  loadPipelineDefinition,
+  ParameterError,
+  PipelineDefinitionError,
+  pipelineJsonSchema,
+  resolveParameters,
+  stepSpec,
+  type LoadedPipeline,
+} from '../pipelines';
+import { checkInput } from '../pipelines/input-check';
 import { dryRunPipeline, type WorkflowPreviewer } from '../runs/dry-run';
 import { dryRunPassed, formatDryRunReport } from '../runs/dry-run-report';
 import { UsageError } from '../shared/usage';
 import { definitionFailure, isMissingFile, json, openRunArguments, printFailure, type CommandIo, type JsonError } from './common';
 
 /** What `rp pipelines validate --json` prints for one file. */
-export type ValidationResult = { file: string; valid: true; pipeline: string } | ({ file: string; valid: false } & Omit<JsonError['error'], 'kind'>);
+export type ValidationResult =
+  { file: string; valid: true; pipeline: string; items: number; note?: string } | ({ file: string; valid: false } & Omit<JsonError['error'], 'kind'>);
 
-/** `rp pipelines validate <file...>`: 0 when every file is valid, 1 when any is not (each issue printed). */
+/**
+ * The input of a valid definition, read to its end as a run would (`checkInput`), with the parameters'
+ * defaults: problems make the file invalid; parameters without a default leave the keys unchecked (a note).
+ */
+async function validateInput(file: string, loaded: LoadedPipeline): Promise<ValidationResult> {
+  const { definition } = loaded;
+  let params;
+  let note: string | undefined;
+  try {
+    params = resolveParameters(definition.parameters, undefined, { textValues: true });
+  } catch (error) {
+    if (!(error instanceof ParameterError)) throw error;
+    // Without an input there is one item and no key to check; else the keys wait for the parameters' values.
+    const missing = Object.entries(definition.parameters).filter(([, spec]) => spec.default === undefined);
+    if (definition.input)
+      note = `item keys not checked: no default for ${missing.map(([name]) => name).join(', ') || 'some parameters'} (rp run ${file} --dry-run --set name=value checks them)`;
+  }
+  const check = await checkInput(loaded, params ? { params } : undefined);
+  if (check.problems.length === 0) return { file, valid: true, pipeline: definition.name, items: check.items, ...(note ? { note } : {}) };
+  const issues = check.problems.map((message) => ({ file, path: 'input', message }));
+  return { file, valid: false, message: check.problems.map((problem) => `${file}: ${problem}`).join('\n'), issues };
+}
+
+/**
+ * `rp pipelines validate <file...>`: each definition checked, and its input read to its end (the file,
+ * its items, keys and fields); 0 when every file is valid, 1 when any is not (each problem printed).
+ */
 export async function validatePipelines(files: readonly string[], io: CommandIo, options: { json?: boolean } = {}): Promise<number> {
   const results: ValidationResult[] = [];
   for (const file of files) {
     try {
-      const { definition } = await loadPipelineDefinition(file);
-      results.push({ file, valid: true, pipeline: definition.name });
-      if (!options.json) io.stdout(`${file}: ok (${definition.name})\n`);
+      const result = await validateInput(file, await loadPipelineDefinition(file));
+      results.push(result);
+      if (options.json) continue;
+      if (result.valid)
+        io.stdout(`${file}: ok (${result.pipeline}, ${result.items} item${result.items === 1 ? '' : 's'})\n${result.note ? `  note: ${result.note}\n` : ''}`);
+      else io.stderr(`${result.message}\n`);
     } catch (error) {
       if (!(error instanceof PipelineDefinitionError) && !isMissingFile(error)) throw error;
       const { kind: _kind, ...failure } = definitionFailure(file, error);
@@ -79,9 +119,9 @@ export function addPipelineCommands(program: Command, io: CommandIo, done: (code
   const pipelines = program.command('pipelines').description('check pipeline definitions and print their JSON Schema');
   pipelines
     .command('validate')
-    .description('validate pipeline definition files')
+    .description('validate pipeline definition files and read their inputs (files, items, keys, the fields templates use)')
     .argument('<file...>', 'definition files (YAML)')
-    .option('--json', 'print JSON: {valid, files: [{file, valid, pipeline | message, issues}]}')
+    .option('--json', 'print JSON: {valid, files: [{file, valid, pipeline, items | message, issues}]}')
     .action(async (files: string[], options: { json?: boolean }) => done(await validatePipelines(files, io, options)));
   pipelines
     .command('schema')

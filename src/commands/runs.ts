@@ -39,6 +39,7 @@ function outputsText(result: PipelineRunResult): string {
       `run ${result.pipeline}/${result.runKey} ${result.status}: ${result.counts.completed} completed, ${result.counts.failed} failed, spent ${result.ledger.spentUsd.toFixed(2)} of ${result.ledger.budgetUsd.toFixed(2)} USD`,
       `outputs: ${result.outputs.folderUri}`,
       ...result.outputs.files.map((file) => `  ${file.uri}`),
+      ...(result.outputs.warnings ?? []).map((warning) => `warning: ${warning}`),
     ].join('\n') + '\n'
   );
 }

@@ -211,6 +211,8 @@ export interface PipelineOutputs {
   files: ArtifactRef[];
   synthesis?: ArtifactRef;
   changes?: ArtifactRef;
+  /** Problems of the outputs a reader should know: a CSV column empty for every item names a field no item has. */
+  warnings?: string[];
 }
 
 /** `pipelineRunWorkflow` result. */

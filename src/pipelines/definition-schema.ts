@@ -19,6 +19,9 @@ export const inputSchema = z
     key: templateText.pipe(z.string().min(1, 'must not be empty')).meta({
       description: 'Template of the item key, unique per run and used in workflow ids, e.g. {{ item.domain | slug }}',
     }),
+    allow_empty: z.boolean().optional().meta({
+      description: 'An input without items is refused (a run of it would do nothing) unless this is true (say, a feed that is sometimes empty)',
+    }),
   })
   .superRefine((input, ctx) => {
     const sources = (['items', 'csv', 'jsonl'] as const).filter((name) => input[name] !== undefined);
@@ -38,10 +41,10 @@ export const outputSchema = z
   .strictObject({
     format: z.enum(OUTPUT_FORMATS),
     file: relativeFile.optional().meta({ description: 'File name in the run folder (default results.<format>); may use {{ params.x }} and {{ run.key }}' }),
-    columns: z
-      .record(z.string().min(1), templateText)
-      .optional()
-      .meta({ description: 'CSV only: header -> template over item and result, e.g. {{ result.output.pricing }}' }),
+    columns: z.record(z.string().min(1), templateText).optional().meta({
+      description:
+        "CSV and Markdown: header -> template over item and result, e.g. {{ result.output.pricing }} (the Markdown digest uses the first CSV's columns when it has none)",
+    }),
     escape_formulas: z.boolean().optional().meta({
       description: 'CSV only (on unless false): prefix a quote to cells starting with = + - @ tab or CR, so spreadsheets do not run them as formulas',
     }),
@@ -49,7 +52,10 @@ export const outputSchema = z
   .superRefine((output, ctx) => {
     if (output.format === 'csv' && output.columns === undefined)
       ctx.addIssue({ code: 'custom', path: ['columns'], message: 'is required for csv (header -> template)' });
-    if (output.format !== 'csv' && output.columns !== undefined) ctx.addIssue({ code: 'custom', path: ['columns'], message: 'only applies to csv' });
+    if (output.format === 'jsonl' && output.columns !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['columns'], message: 'only applies to csv and markdown' });
+    if (output.format !== 'csv' && output.escape_formulas !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['escape_formulas'], message: 'only applies to csv' });
   });
 
 const definitionObject = z.strictObject({

@@ -1,8 +1,7 @@
 /**
- * The shapes of a run's output files: JSONL lines, CSV columns (JSON Schema outputs flattened) and the
- * Markdown index. Pure: the fan-in activity reads the records and writes what these return.
+ * The shapes of a run's output files: JSONL lines and CSV columns (JSON Schema outputs flattened); the
+ * Markdown digest is `digest.ts`. Pure: the fan-in activity reads the records and writes what these return.
  */
-import { posix } from 'node:path';
 import { parseTemplate, renderTemplate } from '../shared/template';
 import type { PipelineDefinition } from './definition-schema';
 import { stepSpec } from './step-kind';
@@ -26,7 +25,17 @@ export interface ItemResultView {
   /** Further stored files (PDF, deliverables, images, sources). */
   files: Array<{ key: string; uri: string }>;
   workflowId?: string;
+  /** How many sources the result cites (an answer's search results, a report's sources, a search's results). */
+  sourcesCount: number;
+  /** The cited sources, when the result holds them (answers and searches; a report's are in its sources file). */
+  sources?: Array<{ title?: string; url: string }>;
 }
+
+/** The fields templates over results may name (`{{ result.cost_usd }}`). */
+export const RESULT_FIELDS = ['status', 'output', 'cost_usd', 'attempts', 'possibly_charged_usd', 'error', 'report', 'sources', 'sources_count'] as const;
+
+/** Columns every CSV ends with, unless its own columns already give them: what each item cost and how many sources it cites. */
+export const CSV_TOTAL_COLUMNS: Readonly<Record<string, string>> = { cost_usd: '{{ result.cost_usd }}', sources: '{{ result.sources_count }}' };
 
 /** A CSV column: its header and the template of its cells. */
 export interface CsvColumn {
@@ -34,7 +43,8 @@ export interface CsvColumn {
   template: string;
 }
 
-type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+/** The part of a JSON Schema the outputs read. */
+export type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema };
 
 /** The JSON Schema the step's output follows, if it has one (DeepResearch `output_formats`, Answer `structured_output`). */
 export function outputSchemaOf(definition: PipelineDefinition): JsonSchema | undefined {
@@ -76,6 +86,19 @@ export function csvColumns(columns: Readonly<Record<string, string>>, schema: Js
   return result;
 }
 
+/** The CSV's columns followed by the cost and sources columns, each unless a declared column has its header or its template. */
+export function csvColumnsWithTotals(columns: Readonly<Record<string, string>>, schema: JsonSchema | undefined): CsvColumn[] {
+  const declared = csvColumns(columns, schema);
+  const given = (header: string, template: string): boolean =>
+    declared.some((column) => column.header === header || barePath(column.template)?.join('.') === barePath(template)?.join('.'));
+  return [
+    ...declared,
+    ...Object.entries(CSV_TOTAL_COLUMNS)
+      .filter(([header, template]) => !given(header, template))
+      .map(([header, template]) => ({ header, template })),
+  ];
+}
+
 function lookup(scope: Record<string, unknown>, path: readonly string[]): unknown {
   let value: unknown = scope;
   for (const name of path) {
@@ -95,13 +118,15 @@ export function csvCell(template: string, scope: Record<string, unknown>): strin
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** What templates over results see: `result.status`, `result.output`, `result.cost_usd`, `result.error`, `result.report`. */
+/** What templates over results see: `result.status`, `result.output`, `result.cost_usd`, `result.error`, `result.report`, `result.sources`… (RESULT_FIELDS). */
 export function resultScope(view: ItemResultView): Record<string, unknown> {
   return {
     status: view.status,
     output: view.output,
     cost_usd: view.costUsd,
     attempts: view.attempts,
+    sources_count: view.sourcesCount,
+    ...(view.sources ? { sources: view.sources.map((source) => source.url) } : {}),
     ...(view.possiblyChargedUsd ? { possibly_charged_usd: view.possiblyChargedUsd } : {}),
     ...(view.error !== undefined ? { error: view.error } : {}),
     ...(view.report ? { report: view.report.uri } : {}),
@@ -125,34 +150,4 @@ export function jsonlLine(view: ItemResultView, item: unknown): string {
     ...(view.files.length ? { files: view.files.map((file) => file.uri) } : {}),
     ...(view.workflowId ? { workflow_id: view.workflowId } : {}),
   });
-}
-
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-
-/** The Markdown index: totals, then one row per item linking its report (relative to the index file). */
-export function markdownIndex(input: {
-  title: string;
-  indexKey: string;
-  views: readonly ItemResultView[];
-  totals: { spentUsd: number; budgetUsd: number };
-  synthesis?: { key: string };
-  changes?: { key: string };
-}): string {
-  const from = posix.dirname(input.indexKey);
-  const link = (key: string, text: string): string => `[${text}](${encodeURI(posix.relative(from, key))})`;
-  const count = (status: string): number => input.views.filter((view) => view.status === status).length;
-  const lines = [
-    `# ${input.title}`,
-    '',
-    `${input.views.length} items: ${count('completed')} completed, ${count('failed')} failed, ${count('cancelled')} cancelled, ${count('not_started')} not started. Spent ${input.totals.spentUsd.toFixed(2)} of ${input.totals.budgetUsd.toFixed(2)} USD.`,
-    '',
-  ];
-  if (input.synthesis) lines.push(`Synthesis: ${link(input.synthesis.key, 'report')}`, '');
-  if (input.changes) lines.push(`Changes since the previous run: ${link(input.changes.key, 'change report')}`, '');
-  lines.push('| item | status | cost (USD) | report |', '| --- | --- | --- | --- |');
-  for (const view of input.views) {
-    const report = view.report ? link(view.report.key, posix.basename(view.report.key)) : view.error ? cell(view.error.slice(0, 120)) : '';
-    lines.push(`| ${cell(view.key)} | ${view.status} | ${view.costUsd.toFixed(4)} | ${report} |`);
-  }
-  return `${lines.join('\n')}\n`;
 }

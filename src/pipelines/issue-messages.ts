@@ -40,11 +40,18 @@ function branchExpectation(issues: readonly z.core.$ZodIssue[]): string | undefi
   return first.message;
 }
 
-/** The unknown keys of an object, with why a batch cannot take the ones it refuses. */
-export function unknownKeysMessage(keys: readonly string[], path: readonly PropertyKey[]): string {
+/**
+ * The unknown keys of an object, with why a batch cannot take the ones it refuses, and, given the keys
+ * a way to guess the key each was meant to be, that guess (`querry (did you mean query?)`).
+ */
+export function unknownKeysMessage(keys: readonly string[], path: readonly PropertyKey[], meant?: (key: string) => string | undefined): string {
   const inBatch = path.at(-1) === 'batch';
   const reasons = keys.map((key) => (inBatch ? batchLimitProblem(key) : undefined)).filter(Boolean);
-  return `unknown keys: ${keys.join(', ')}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}`;
+  const named = keys.map((key) => {
+    const guess = meant?.(key);
+    return guess ? `${key} (did you mean ${guess}?)` : key;
+  });
+  return `unknown keys: ${named.join(', ')}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}`;
 }
 
 /** Zod error map for definitions and rendered requests: the rule, said plainly. */

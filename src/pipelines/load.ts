@@ -3,7 +3,10 @@ import * as path from 'node:path';
 import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { formatIssuePath } from '../api/errors';
 import { pipelineDefinition, type PipelineDefinition } from './definition-schema';
-import { definitionErrorMap } from './issue-messages';
+import { definitionErrorMap, unknownKeysMessage } from './issue-messages';
+import { knownKeysAt, likelyKey } from './known-keys';
+import { outputColumnProblems } from './output-columns';
+import { yamlProblem } from './yaml-hints';
 import { positionOf } from './yaml-positions';
 
 /** One problem of a definition file: where it is and which rule it breaks. */
@@ -44,16 +47,23 @@ export function parsePipelineDefinition(text: string, file: string): LoadedPipel
   // The library's uniqueKeys check compares each key with every earlier one (40,000 keys: seconds); ours is one Set per map.
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const errors = [
-    ...document.errors.map((error) => ({ offset: error.pos[0], message: error.message.split('\n')[0] ?? error.code })),
-    ...duplicateKeyOffsets(document).map((offset) => ({ offset, message: 'Map keys must be unique' })),
+    ...document.errors.map((error) => ({ offset: error.pos[0], message: yamlProblem(error.code, error.message.split('\n')[0] ?? error.code) })),
+    ...duplicateKeys(document).map(({ offset, key, first }) => ({
+      offset,
+      message: `YAML: key "${key}" is given twice in one block (first at line ${lineCounter.linePos(first).line}); keep one`,
+    })),
   ];
   if (errors.length > 0) {
-    throw new PipelineDefinitionError(
-      errors.map((error) => {
-        const { line, col } = lineCounter.linePos(error.offset);
-        return { file, line, column: col, path: '', message: `YAML: ${error.message}` };
-      }),
-    );
+    // One problem a line: the parser often reports a single mistake at several columns of it.
+    const lines = new Set<number>();
+    const issues: DefinitionIssue[] = [];
+    for (const error of errors.sort((a, b) => a.offset - b.offset)) {
+      const { line, col } = lineCounter.linePos(error.offset);
+      if (lines.has(line)) continue;
+      lines.add(line);
+      issues.push({ file, line, column: col, path: '', message: error.message });
+    }
+    throw new PipelineDefinitionError(issues);
   }
   const data: unknown = document.toJS({ maxAliasCount: 100 });
   const result = pipelineDefinition.safeParse(data ?? {}, { error: definitionErrorMap });
@@ -62,27 +72,41 @@ export function parsePipelineDefinition(text: string, file: string): LoadedPipel
       result.error.issues.map((issue) => {
         const key = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
         const { line, column } = positionOf(document, lineCounter, issue.path, key);
-        return { file, line, column, path: formatIssuePath(issue.path), message: issue.message };
+        const message =
+          issue.code === 'unrecognized_keys' ? unknownKeysMessage(issue.keys, issue.path, (name) => likelyKey(name, knownKeysAt(issue.path))) : issue.message;
+        return { file, line, column, path: formatIssuePath(issue.path), message };
+      }),
+    );
+  }
+  // Output columns over results are checked against what the step returns (its output schema, if any).
+  const columnProblems = outputColumnProblems(result.data);
+  if (columnProblems.length > 0) {
+    throw new PipelineDefinitionError(
+      columnProblems.map((problem) => {
+        const { line, column } = positionOf(document, lineCounter, problem.path);
+        return { file, line, column, path: formatIssuePath(problem.path), message: problem.message };
       }),
     );
   }
   return { file, definition: result.data };
 }
 
-/** Where each repeated key of a map is written (scalar keys by value; other keys are rare and left to the schema). */
-function duplicateKeyOffsets(document: Document): number[] {
-  const offsets: number[] = [];
+/** Where each repeated key of a map is written, and where it was first (scalar keys by value; other keys are rare and left to the schema). */
+function duplicateKeys(document: Document): Array<{ offset: number; key: string; first: number }> {
+  const found: Array<{ offset: number; key: string; first: number }> = [];
   visit(document, {
     Map(_, map) {
-      const seen = new Set<unknown>();
+      const seen = new Map<unknown, number>();
       for (const pair of map.items) {
         if (!isScalar(pair.key)) continue;
-        if (seen.has(pair.key.value)) offsets.push(pair.key.range?.[0] ?? 0);
-        seen.add(pair.key.value);
+        const offset = pair.key.range?.[0] ?? 0;
+        const first = seen.get(pair.key.value);
+        if (first !== undefined) found.push({ offset, key: String(pair.key.value), first });
+        else seen.set(pair.key.value, offset);
       }
     },
   });
-  return offsets;
+  return found;
 }
 
 /** Reads and validates a definition file; errors name it relative to the working directory. */

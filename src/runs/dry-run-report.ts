@@ -2,10 +2,23 @@ import type { DryRunReport } from './dry-run';
 
 const usd = (value: number): string => `${value.toFixed(value < 1 ? 4 : 2)} USD`;
 
-/** The dry run as the command line prints it: plain lines, figures first, problems last. */
+/**
+ * The dry run as the command line prints it: plain lines, problems first. A run with item or input
+ * problems could not start, so its figures (items, calls, cost) would mislead and are left out; a run
+ * over budget prints the figures after its error, as the reason.
+ */
 export function formatDryRunReport(report: DryRunReport): string {
+  if (report.errorCount > 0) {
+    return `${[
+      `pipeline ${report.pipeline}: dry run, nothing was sent or spent`,
+      `error: ${report.errorCount} problem${report.errorCount === 1 ? '' : 's'}${report.errorCount > report.errors.length ? ` (first ${report.errors.length} shown)` : ''}:`,
+      ...report.errors.map((error) => `  ${error}`),
+      'no estimate until these are fixed: a run of this input would not start',
+    ].join('\n')}\n`;
+  }
   const lines = [
     `pipeline ${report.pipeline}: dry run, nothing was sent or spent`,
+    ...budgetLines(report),
     `  run workflow id: ${report.runWorkflowId}`,
     `  parameters: ${
       Object.entries(report.params)
@@ -25,6 +38,12 @@ export function formatDryRunReport(report: DryRunReport): string {
   ];
   if (report.previews > 0) lines.push(`  workflow previews: ${report.previews} (free)`);
   if (report.nextRuns) lines.push(`  next scheduled runs: ${report.nextRuns.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The budget's error or warning, printed before the figures it is about. */
+function budgetLines(report: DryRunReport): string[] {
+  const lines: string[] = [];
   if (report.overBudget) {
     lines.push(
       report.estimate.usd > report.budgetUsd
@@ -33,13 +52,7 @@ export function formatDryRunReport(report: DryRunReport): string {
     );
   } else if (report.estimate.maxUsd > report.budgetUsd)
     lines.push(`warning: with every cap reached the run could cost ${usd(report.estimate.maxUsd)}; the budget stops it at ${usd(report.budgetUsd)}`);
-  if (report.errorCount > 0) {
-    lines.push(
-      `error: ${report.errorCount} item problem${report.errorCount === 1 ? '' : 's'}${report.errorCount > report.errors.length ? ` (first ${report.errors.length} shown)` : ''}:`,
-    );
-    lines.push(...report.errors.map((error) => `  ${error}`));
-  }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /** True when the run as checked could start: no item problems and the estimate within budget. */

@@ -3,11 +3,12 @@ import { ResearchApiError } from '../api/errors';
 import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId } from '../domain/ids';
 import { estimateItem, estimateRun, PREVIEW_ROUTE, sumEstimates } from '../pipelines/estimate';
 import { itemSource } from '../pipelines/input-source';
-import { ItemError } from '../pipelines/item-keys';
+import { InputChecker } from '../pipelines/input-check';
+import { ItemError, itemKey, SINGLE_ITEM_KEY } from '../pipelines/item-keys';
 import type { LoadedPipeline } from '../pipelines/load';
 import { resolveParameters } from '../pipelines/parameters';
 import type { ParameterValue } from '../pipelines/parameter-schema';
-import { readKeyedItems } from '../pipelines/read-items';
+import { readItems } from '../pipelines/read-items';
 import { renderBatchConfig, renderItemRequest, renderSynthesisRequest } from '../pipelines/render-item';
 import { nextScheduleTimes } from '../pipelines/schedule-schema';
 import { stepSpec } from '../pipelines/step-kind';
@@ -89,22 +90,26 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
   const previews = new Map<string, Promise<PreviewWorkflowResponse>>();
   const itemEstimates: CostEstimate[] = [];
   const firstItems: DryRunReport['firstItems'] = [];
-  const seen = new Map<string, string>();
   const source = itemSource(loaded);
+  // Every item is keyed on its own: a bad or repeated key is counted and the reading goes on, so every
+  // duplicate is reported, not only the first of the first page.
+  const checker = new InputChecker(definition, source);
   const kind = stepSpec(definition.step).kind;
   // DeepResearch and service-workflow items each run as their own research task workflow.
   const ownWorkflow = kind === 'deepresearch' || kind === 'workflow';
   let cursor: ItemCursor | undefined;
   let count = 0;
   for (let done = false; !done;) {
-    const page = await readKeyedItems(source, definition.input?.key, context, { cursor, limit: options.pageSize ?? 500, seen }).catch((error: unknown) => {
-      // A bad key stops paging at that page: report it and check no further (the cursor cannot skip it).
-      if (error instanceof ItemError) return fail(error.message);
-      throw error;
-    });
-    if (!page) break;
+    const first = cursor === undefined;
+    const page = await readItems(source, { cursor, limit: options.pageSize ?? 500 });
+    if (first) checker.header(page.cursor.columns);
     ({ cursor, done } = page);
-    for (const item of page.items) {
+    for (const sourceItem of page.items) {
+      const template = source.kind === 'single' ? undefined : definition.input?.key;
+      const key = template === undefined ? SINGLE_ITEM_KEY : await attempt(() => itemKey(template, sourceItem, context));
+      checker.add(sourceItem, key);
+      if (key === undefined) continue;
+      const item = { ...sourceItem, key };
       count += 1;
       if (firstItems.length < 3)
         firstItems.push({ key: item.key, ...(ownWorkflow ? { workflowId: pipelineItemWorkflowId(definition.name, runKey, item.key) } : {}) });
@@ -128,6 +133,7 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
       }
     }
   }
+  for (const problem of checker.problems()) fail(problem);
   const estimate = estimateRun(definition, sumEstimates(itemEstimates), count, synthesis);
   const reservePerItemUsd = itemEstimates.reduce((most, item) => Math.max(most, item.usd, item.maxUsd), 0);
   const headroomUsd = itemEstimates.reduce((most, item) => Math.max(most, Math.max(item.usd, item.maxUsd) - item.usd), 0);

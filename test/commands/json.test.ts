@@ -68,7 +68,7 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
     expect(document(stdout)).toEqual({
       valid: false,
       files: [
-        { file: good, valid: true, pipeline: 'quick-answers' },
+        { file: good, valid: true, pipeline: 'quick-answers', items: 3 },
         {
           file: bad,
           valid: false,
@@ -80,7 +80,7 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
     });
     stdout.mockClear();
     await expect(main(['pipelines', 'validate', good, '--json'])).resolves.toBe(0);
-    expect(document(stdout)).toEqual({ valid: true, files: [{ file: good, valid: true, pipeline: 'quick-answers' }] });
+    expect(document(stdout)).toEqual({ valid: true, files: [{ file: good, valid: true, pipeline: 'quick-answers', items: 3 }] });
   });
 
   test('pipelines schema --json: the JSON Schema', async () => {
@@ -109,7 +109,14 @@ describe('rp --json: one JSON document on stdout, errors included', () => {
       'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n',
     );
     await expect(main(['run', file, '--dry-run', '--json'])).resolves.toBe(1);
-    expect(document(stdout)).toMatchObject({ passed: false, errorCount: 1, errors: [expect.stringContaining('missing variable item.website')] });
+    expect(document(stdout)).toMatchObject({
+      passed: false,
+      errorCount: 2,
+      errors: [
+        expect.stringContaining('missing variable item.website'),
+        'step.deepresearch.query: {{ item.website }}: no item of input.items has a field "website" (fields: company)',
+      ],
+    });
   });
 
   test("a workflow-step dry run prints only JSON on stdout (the embedded emulator's notice goes to stderr)", async () => {

@@ -121,7 +121,7 @@ describe('pipeline definition schema', () => {
   });
 
   it('reports YAML syntax errors with their position', () => {
-    expect(issuesOf('name: a\nname: b\n')).toEqual(['pipelines/x.yaml:2:1 YAML: Map keys must be unique']);
+    expect(issuesOf('name: a\nname: b\n')).toEqual(['pipelines/x.yaml:2:1 YAML: key "name" is given twice in one block (first at line 1); keep one']);
   });
 
   it('names the file relative to the working directory when loading', async () => {

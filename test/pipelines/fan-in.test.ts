@@ -1,5 +1,6 @@
 import { compareRuns, diffFields, formatChangeReport } from '../../src/pipelines/change-report';
-import { csvCell, csvColumns, jsonlLine, markdownIndex, type ItemResultView } from '../../src/pipelines/fan-in';
+import { addToTally, emptyTally, markdownDigest, reportSummary, type DigestItem } from '../../src/pipelines/digest';
+import { csvCell, csvColumns, csvColumnsWithTotals, jsonlLine, resultScope, type ItemResultView } from '../../src/pipelines/fan-in';
 
 const schema = {
   type: 'object',
@@ -46,6 +47,7 @@ describe('JSONL and the Markdown index', () => {
     output: { company: 'Acme' },
     report: { key: 'research/x/report.json', uri: 'file:///a/research/x/report.json' },
     files: [],
+    sourcesCount: 0,
   };
 
   it('writes one line per item with its input, output and report', () => {
@@ -60,17 +62,115 @@ describe('JSONL and the Markdown index', () => {
       report: 'file:///a/research/x/report.json',
     });
   });
+});
 
-  it('links each report relative to the index', () => {
-    const index = markdownIndex({
-      title: 't',
-      indexKey: 'pipelines/p/r/outputs/results.md',
-      views: [view, { ...view, key: 'b|c', status: 'failed', report: undefined, error: 'no\nway' }],
+describe('the CSV cost and sources columns', () => {
+  it('end every CSV with cost_usd and sources, unless its own columns give them', () => {
+    expect(csvColumnsWithTotals({ company: '{{ item.name }}' }, undefined).map((column) => column.header)).toEqual(['company', 'cost_usd', 'sources']);
+    expect(csvColumnsWithTotals({ spent: '{{ result.cost_usd }}', sources: '{{ result.sources | json }}' }, undefined).map((column) => column.header)).toEqual([
+      'spent',
+      'sources',
+    ]);
+  });
+
+  it('fills them from the item: what it cost and how many sources it cites, and lists the sources', () => {
+    const scope = {
+      result: resultScope({
+        key: 'a',
+        index: 0,
+        status: 'completed',
+        costUsd: 0.0123,
+        attempts: 1,
+        files: [],
+        sourcesCount: 2,
+        sources: [{ url: 'https://a.example/1' }, { url: 'https://a.example/2' }],
+      }),
+    };
+    expect(csvCell('{{ result.cost_usd }}', scope)).toBe('0.0123');
+    expect(csvCell('{{ result.sources_count }}', scope)).toBe('2');
+    expect(csvCell('{{ result.sources }}', scope)).toBe('https://a.example/1; https://a.example/2');
+  });
+});
+
+describe('the Markdown digest', () => {
+  const item = (overrides: Partial<DigestItem> = {}): DigestItem => ({
+    key: 'acme-com',
+    status: 'completed',
+    costUsd: 0.1,
+    fields: [{ name: 'company', value: 'Acme' }],
+    sections: [
+      {
+        fields: [{ name: 'headcount', value: '120' }],
+        answer: 'Acme makes **flow batteries**.',
+        sources: [{ title: 'Acme home', url: 'https://acme.example/' }],
+        sourcesCount: 3,
+        costUsd: 0.1,
+      },
+    ],
+    ...overrides,
+  });
+
+  it('shows totals, then per item its fields, answer, sources and cost, with no link but the sources', () => {
+    const digest = markdownDigest({
+      title: 'scan: run r1',
+      items: [item(), item({ key: 'b', status: 'failed', costUsd: 0, sections: [], error: 'refused: <b>no</b>' })],
       totals: { spentUsd: 0.1, budgetUsd: 1 },
     });
-    expect(index).toContain('2 items: 1 completed, 1 failed, 0 cancelled, 0 not started. Spent 0.10 of 1.00 USD.');
-    expect(index).toContain('| acme | completed | 0.1000 | [report.json](../../../../research/x/report.json) |');
-    expect(index).toContain('| b\\|c | failed | 0.1000 | no way |');
+    expect(digest).toContain('**2 items**: 1 completed, 1 failed, 0 cancelled, 0 not started.');
+    expect(digest).toContain('**Cost**: 0.1000 of 1.00 USD spent, 0.1000 USD per completed item on average. **Sources cited**: 3.');
+    expect(digest).toContain('### 1. acme-com\n\n*completed* · 0.1000 USD\n\n- **company**: Acme\n\n> Acme makes **flow batteries**.\n\n- **headcount**: 120');
+    expect(digest).toContain('Sources (3): [Acme home](<https://acme.example/>) and 2 more');
+    expect(digest).toContain('**Error**: refused: &lt;b&gt;no&lt;/b&gt;');
+    expect(digest.match(/\]\(/g)).toHaveLength(1);
+  });
+
+  it('shows item data literally: no Markdown, HTML or links of its own, and no link that is not a web address', () => {
+    const digest = markdownDigest({
+      title: 't',
+      items: [
+        item({
+          fields: [{ name: 'name', value: '[click](file:///etc/passwd) <script>x</script> | *bold*' }],
+          sections: [{ fields: [], sources: [{ title: 'local', url: 'file:///etc/passwd' }], sourcesCount: 1, costUsd: 0 }],
+        }),
+      ],
+      totals: { spentUsd: 0, budgetUsd: 1 },
+    });
+    expect(digest).toContain('- **name**: \\[click\\](file:///etc/passwd) &lt;script&gt;x&lt;/script&gt; \\| \\*bold\\*');
+    expect(digest).toContain('Sources (1): local');
+    expect(digest).not.toMatch(/[^\\]\]\(/);
+  });
+
+  it('names each section of an item that has several, with its cost', () => {
+    const [section] = item().sections;
+    const digest = markdownDigest({
+      title: 't',
+      items: [
+        item({
+          sections: [
+            { ...section!, label: 'profile' },
+            { ...section!, label: 'news', costUsd: 0.005 },
+          ],
+        }),
+      ],
+      totals: { spentUsd: 0, budgetUsd: 1 },
+    });
+    expect(digest).toContain('#### profile (0.1000 USD)');
+    expect(digest).toContain('#### news (0.0050 USD)');
+  });
+
+  it('counts every item of a large run in its totals and details the first, pointing to the CSV and JSONL for the rest', () => {
+    const tally = emptyTally();
+    for (let index = 0; index < 5_000; index++) addToTally(tally, { status: index % 10 === 0 ? 'failed' : 'completed', costUsd: 0.01, sourcesCount: 2 });
+    const digest = markdownDigest({ title: 't', items: [item()], tally, totals: { spentUsd: 45, budgetUsd: 100 } });
+    expect(digest).toContain('**5000 items**: 4500 completed, 500 failed, 0 cancelled, 0 not started.');
+    expect(digest).toContain('0.0100 USD per completed item on average. **Sources cited**: 10000.');
+    expect(digest).toContain("*4999 more items past the first 1: their results are in the run's CSV and JSONL outputs.*");
+  });
+
+  it("takes a report's summary section, or else its first paragraphs", () => {
+    expect(reportSummary('# Acme\n\nIntro.\n\n## Executive summary\n\nAcme leads.\n\nIt grows.\n\n## Details\n\nLong text.')).toBe('Acme leads.\n\nIt grows.');
+    expect(reportSummary('# Acme\n\nFirst paragraph.\n\n## Market\n\nSecond.', 30)).toBe('First paragraph.\n\nSecond.');
+    expect(reportSummary(`# T\n\n${'word '.repeat(400)}`, 100).length).toBeLessThanOrEqual(101);
   });
 });
 

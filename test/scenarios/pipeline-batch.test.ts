@@ -88,9 +88,12 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
       expect(line.cost_usd).toBeCloseTo(0.1, 6);
       expect(await text(line.report!)).toMatch(/earnings/i);
     }
+    // Each row ends with what the task cost and how many sources it cites.
     expect((await text(csvOut!.uri)).trim().split('\n')).toEqual([
-      'ticker,status',
-      ...Array.from({ length: 13 }, (_, index) => `T${index + 1},${index === 6 ? 'failed' : 'completed'}`),
+      'ticker,status,cost_usd,sources',
+      ...Array.from({ length: 13 }, (_, index) =>
+        index === 6 ? 'T7,failed,0,0' : expect.stringMatching(new RegExp(`^T${index + 1},completed,0\\.1,[1-9]\\d*$`)),
+      ),
     ]);
   });
 

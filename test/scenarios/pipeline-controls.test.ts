@@ -226,7 +226,7 @@ budget_usd: 5
     expect(result.counts).toMatchObject({ completed: 6, failed: 0 });
   });
 
-  it('runs the synthesis over the collected results and links it from the Markdown index', async () => {
+  it('runs the synthesis over the collected results and puts it in the Markdown digest', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const input = await pipelineInput(
@@ -258,6 +258,9 @@ outputs:
     const stored = JSON.parse(await readFile(fileURLToPath(result.outputs.synthesis!.uri), 'utf8')) as { output: string };
     expect(stored.output.length).toBeGreaterThan(0);
     expect(world.emulator.stats.snapshot().requests.answer).toEqual({ 200: 3 });
-    expect(await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8')).toContain('Synthesis: [report](../results/~synthesis.json)');
+    // The digest carries the synthesis's answer itself, not a link to a file on the worker's disk.
+    const digest = await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8');
+    expect(digest).toContain(`## Synthesis\n\n> ${stored.output.split('\n')[0]!.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}`);
+    expect(digest).not.toContain('~synthesis.json');
   });
 });

@@ -72,11 +72,13 @@ outputs:
     expect(lines.map((line) => line.key)).toEqual(['company-1-example', 'company-2-example', 'company-3-example', 'company-4-example', 'company-5-example']);
     expect(lines.every((line) => line.status === 'completed' && typeof line.output?.company === 'string')).toBe(true);
     const rows = (await text(csv!.uri)).trim().split('\n');
-    expect(rows[0]).toBe('name,profile.company,profile.products');
+    expect(rows[0]).toBe('name,profile.company,profile.products,cost_usd,sources');
     expect(rows).toHaveLength(6);
-    const index = await text(markdown!.uri);
-    expect(index).toContain('5 items: 5 completed');
-    expect(index).toMatch(/\| company-1-example \| completed \| 0\.1000 \| \[report\.json\]\(\.\.\/\.\.\/\.\.\/\.\.\/research\//);
+    expect(rows[1]).toMatch(/,0\.1,\d+$/);
+    const digest = await text(markdown!.uri);
+    expect(digest).toContain('**5 items**: 5 completed');
+    expect(digest).toMatch(/### 1\. company-1-example\n\n\*completed\* · 0\.1000 USD\n\n- \*\*name\*\*: Company 1\n\n- \*\*profile\.company\*\*: /);
+    expect(digest).not.toMatch(/[^\\]\]\((?!<https?:)/);
     expect(await handle.searchAttributes()).toMatchObject({ ResearchPipeline: 'profiles', ResearchStatus: 'completed' });
     expect(seen.some((state) => state.etaMs !== undefined)).toBe(true);
     await recordHistory(handle, 'pipeline-run');

@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import MarkdownIt from 'markdown-it';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import { describeScenarios } from '../support/scenario-env';
+import { pipelineInput } from '../scenarios/pipeline-world';
+import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
+
+/**
+ * The run's digest as the person it is sent to sees it: a pipeline runs on the dev server against the
+ * emulator, its Markdown digest is rendered to HTML with markdown-it (as a Markdown viewer would) and
+ * opened in headless Chromium (Debian's `chromium`). The screenshot and the HTML go to the UI tests'
+ * artefact folder: a temporary one, or `RP_UI_SCREENSHOTS`.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((file) => existsSync(file));
+const missing = CHROMIUM ? undefined : "no Chromium found (install Debian's chromium package or set CHROMIUM_PATH)";
+if (missing && process.env.CI) throw new Error(`CI checks the digest in a browser: ${missing}`);
+
+const describeUi = missing ? describe.skip : describe;
+
+const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:900px;margin:24px auto;color:#1f2328}
+blockquote{margin:0 0 12px;padding:0 12px;color:#444;border-left:4px solid #d0d7de}h3{margin-top:28px;border-bottom:1px solid #d8dee4}`;
+
+describeUi(`the run's digest in a browser${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let browser: Browser;
+  let shots: string;
+  beforeAll(async () => {
+    shots = process.env.RP_UI_SCREENSHOTS ? path.resolve(process.env.RP_UI_SCREENSHOTS) : await mkdtemp(path.join(tmpdir(), 'rp-ui-'));
+    await mkdir(shots, { recursive: true });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM!,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  afterAll(async () => browser?.close());
+
+  describeScenarios('a DeepResearch run over a CSV', researchSetup, (getEnv) => {
+    let world: ResearchWorld | undefined;
+    afterEach(async () => world?.close());
+
+    it('reads as a report: totals, each item with its fields, summary, sources and cost, item data shown literally, no link to the disk', async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+      const input = await pipelineInput(
+        `
+name: storage-digest
+description: Grid storage companies, one profile each.
+input:
+  csv: companies.csv
+  key: "{{ item.domain | slug }}"
+step:
+  deepresearch:
+    query: "{{ item.name }} ({{ item.domain }}): technology, customers and funding."
+    mode: fast
+concurrency: 3
+start_rate_per_second: 50
+budget_usd: 2
+outputs:
+  - format: csv
+    columns:
+      company: "{{ item.name }}"
+      segment: "{{ item.segment }}"
+      website: "{{ item.website }}"
+  - format: markdown
+`,
+        world,
+        {
+          runKey: 'digest-1',
+          files: {
+            'companies.csv':
+              'name,domain,segment\nVoltaic Flow,voltaic.example,flow batteries\n"Acme <b>Storage</b> | *Inc*",acme.example,[thermal](file:///etc/passwd)\n',
+          },
+        },
+      );
+      const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/storage-digest/digest-1', args: [input] });
+      const result = await handle.result();
+      expect(result.counts).toMatchObject({ completed: 2, failed: 0 });
+      expect(world.emulator.stats.snapshot().tasksCreated).toBe(2);
+      // A column naming a field the CSV lacks is known only once the input is read: the run's outputs say so.
+      expect(result.outputs.warnings).toEqual([
+        'results.csv: column "website" ({{ item.website }}) is empty for all 2 items: the field it names is in no item',
+      ]);
+      const digestFile = result.outputs.files.find((file) => file.key.endsWith('results.md'))!;
+      const markdown = await readFile(fileURLToPath(digestFile.uri), 'utf8');
+      // Nothing on the worker's disk: not the store's folder, not a relative path into it.
+      expect(markdown).not.toContain(fileURLToPath(result.outputs.folderUri).split('/pipelines/')[0]!);
+      expect(markdown).not.toContain('../');
+      expect(markdown).not.toMatch(/[^\\]\]\((?!<https?:)/);
+
+      // What a Markdown viewer makes of it: markdown-it with raw HTML off, as GitHub-like viewers sanitise it.
+      const html = `<!doctype html><html><head><meta charset="utf-8"><title>digest</title><style>${STYLE}</style></head><body>${new MarkdownIt({ html: false, linkify: false }).render(markdown)}</body></html>`;
+      const htmlFile = path.join(shots, 'digest.html');
+      await writeFile(htmlFile, html);
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1000, height: 1400 });
+      await page.setJavaScriptEnabled(false);
+      await page.goto(pathToFileURL(htmlFile).href, { waitUntil: 'load' });
+      await page.screenshot({ path: path.join(shots, 'digest.png'), fullPage: true });
+      const text = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
+      const links = await page.$$eval('a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''));
+      const bold = await page.$$eval('b', (elements) => elements.length);
+      const quotes = (await page.$$eval('blockquote', (elements) => elements.map((element) => (element as unknown as { innerText: string }).innerText))).filter(
+        (quote) => !quote.startsWith('Warning'),
+      );
+
+      expect(text).toContain('storage-digest: run digest-1');
+      expect(text).toContain('Grid storage companies, one profile each.');
+      expect(text).toContain('Warning: results.csv: column "website" ({{ item.website }}) is empty for all 2 items');
+      expect(text).toMatch(/2 items: 2 completed, 0 failed, 0 cancelled, 0 not started\./);
+      expect(text).toMatch(/Cost: 0\.2000 of 2\.00 USD spent, 0\.1000 USD per completed item on average\. Sources cited: \d+\./);
+      expect(text).toContain('1. voltaic-example');
+      expect(text).toContain('company: Voltaic Flow');
+      expect(text).toContain('segment: flow batteries');
+      expect(text).toMatch(/completed · 0\.1000 USD/);
+      // Each report's executive summary, not its title line, plan or sources list.
+      expect(quotes).toHaveLength(2);
+      expect(quotes[0]).toContain('Voltaic Flow');
+      expect(quotes[1]).toContain('Acme');
+      expect(quotes.join('\n')).not.toMatch(/DeepResearch report|Research plan|Sources/);
+      const counts = [...text.matchAll(/Sources \((\d+)\): .+ and \d+ more/g)].map((match) => Number(match[1]));
+      expect(counts).toHaveLength(2);
+      expect(text).toContain(`Sources cited: ${counts[0]! + counts[1]!}.`);
+      // Item data shows as written: no bold from its HTML or asterisks, no link from its Markdown.
+      expect(text).toContain('company: Acme <b>Storage</b> | *Inc*');
+      expect(text).toContain('segment: [thermal](file:///etc/passwd)');
+      expect(bold).toBe(0);
+      expect(links.length).toBeGreaterThan(0);
+      expect(links.every((href) => /^https?:\/\//.test(href))).toBe(true);
+      await page.close();
+    });
+  });
+});
