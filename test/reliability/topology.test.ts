@@ -27,8 +27,9 @@ const BUILD = path.join(ROOT, '.test-build-topology');
 // Several times the 100 tasks one page of the service's task list holds, so a create whose answer is lost
 // is settled by a look that reads on to the whole list (see find-task.ts).
 const ITEMS = 300;
-// Once this many tasks exist (more than a page), the service drops the answers of the next creates
-// (the task is made, the socket is destroyed unanswered) until DROPPED_CREATES were dropped.
+// Once this many tasks exist (more than a page, and fewer than ITEMS / 2, where Temporal restarts), the
+// service drops the answers of the next creates (the task is made, the socket is destroyed unanswered)
+// until DROPPED_CREATES were dropped.
 const DROP_FROM = 110;
 const DROPPED_CREATES = 3;
 // A second, smaller run started the way a backend starts one: an event to the intake's run route, sent
@@ -132,7 +133,7 @@ class DevServer {
 }
 
 describeTopology(`topology: workers, intake and Temporal in separate processes sharing only an S3 bucket${missing ? ` [${missing}]` : ''}`, () => {
-  jest.setTimeout(360_000);
+  jest.setTimeout(420_000);
   let dir: string;
   let server: DevServer | undefined;
   let emulator: RunningEmulator | undefined;
@@ -327,7 +328,7 @@ budget_usd: 500
         return closed(status) && closed(eventStatus);
       },
       'both runs to close',
-      240_000,
+      300_000,
     ).catch((error: unknown) => {
       const tail = (name: string) => (logs[name] ?? []).join('').slice(-1500);
       throw new Error(
