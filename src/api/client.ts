@@ -143,7 +143,7 @@ export class ResearchClient {
     );
   }
 
-  /** `GET /deepresearch/list`: the account's most recent tasks, newest first (items carry no metadata). */
+  /** `GET /deepresearch/list`: the account's most recent tasks, newest first (items carry no metadata); `limit` 1 to 100, every task without it. */
   async listTasks(query: { limit?: number } = {}, options?: CallOptions): Promise<s.TaskSummary[]> {
     return this.#data({ method: 'GET', path: '/deepresearch/list', query, responseSchema: s.listTasksResponse }, options);
   }

@@ -5,6 +5,8 @@ import { API_KEY, INTAKE, INTAKE_KEY, WORKFLOW_ID, createdTask, jsonOf, networkE
 
 const CREATE = { path: '/v1/deepresearch/tasks', method: 'POST' } as const;
 const LIST = { path: '/v1/deepresearch/list?limit=100', method: 'GET' } as const;
+/** The list asked for without `limit`: every task of the key. */
+const FULL_LIST = { path: '/v1/deepresearch/list', method: 'GET' } as const;
 const SECRET = 'a'.repeat(64);
 const status = (id: string) => ({ path: `/v1/deepresearch/tasks/${id}/status`, method: 'GET' }) as const;
 /** A `GET /deepresearch/list` item as the JS client types it: no metadata, `created_at` in milliseconds. */
@@ -191,14 +193,47 @@ describe('findResearchTask', () => {
     await expect(failure).rejects.toHaveProperty('message', expect.stringContaining('dr_1'));
   });
 
-  test('is CreateOutcomeUnknown when a full page does not reach back to the send time', async () => {
-    const page = Array.from({ length: 100 }, (_, index) =>
-      listItem({ deepresearch_id: `dr_${index}`, query: `Question ${index}`, created_at: '2025-01-01T00:05:00Z' }),
+  const recentTasks = (count: number, offset = 0) =>
+    Array.from({ length: count }, (_, index) =>
+      listItem({ deepresearch_id: `dr_${index + offset}`, query: `Question ${index + offset}`, created_at: '2025-01-01T00:05:00Z' }),
     );
+
+  test('is CreateOutcomeUnknown when the list asked for in full comes back cut to a page', async () => {
+    const page = recentTasks(100);
     t.service.intercept(LIST).reply(200, page);
+    // A service that cuts the full list to a page: it cannot show that nothing older was made since the send.
+    t.service.intercept(FULL_LIST).reply(200, page);
     await expect(t.env().call(t.activities.findResearchTask, find)).rejects.toMatchObject({
       type: FailureType.CreateOutcomeUnknown,
-      message: expect.stringContaining('do not reach back'),
+      message: expect.stringContaining('not evidently the whole list'),
+    });
+  });
+
+  test('reads the whole list when a full page does not reach back: longer than a page and holding the page, it settles that nothing was created', async () => {
+    t.service.intercept(LIST).reply(200, recentTasks(100));
+    t.service.intercept(FULL_LIST).reply(200, recentTasks(250));
+    expect(await t.env().call(t.activities.findResearchTask, find)).toBeNull();
+  });
+
+  test('a whole list that misses a task of the page is not taken for the whole list', async () => {
+    t.service.intercept(LIST).reply(200, recentTasks(100));
+    t.service.intercept(FULL_LIST).reply(200, recentTasks(250, 1));
+    await expect(t.env().call(t.activities.findResearchTask, find)).rejects.toMatchObject({ type: FailureType.CreateOutcomeUnknown });
+  });
+
+  test('adopts a task found only in the whole list', async () => {
+    t.service.intercept(LIST).reply(200, recentTasks(100));
+    t.service.intercept(FULL_LIST).reply(200, [...recentTasks(100), listItem({ deepresearch_id: 'dr_ours' }), ...recentTasks(50, 100)]);
+    t.service.intercept(status('dr_ours')).reply(200, taskBody({ deepresearch_id: 'dr_ours', metadata: { rp_request_key: 'run-1:item-7' } }));
+    expect(await t.env().call(t.activities.findResearchTask, find)).toMatchObject({ deepresearchId: 'dr_ours', adopted: true });
+  });
+
+  test('is CreateOutcomeUnknown when the whole list cannot be read', async () => {
+    t.service.intercept(LIST).reply(200, recentTasks(100));
+    t.service.intercept(FULL_LIST).reply(200, '<html>too many tasks</html>');
+    await expect(t.env().call(t.activities.findResearchTask, find)).rejects.toMatchObject({
+      type: FailureType.CreateOutcomeUnknown,
+      message: expect.stringContaining('could not be read'),
     });
   });
 

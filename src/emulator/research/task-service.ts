@@ -91,10 +91,10 @@ export class TaskService {
     return taskView(this.lifecycle.store.require(id, account.organization), this.view());
   }
 
-  /** `GET /v1/deepresearch/list?limit=N`: newest first. */
+  /** `GET /v1/deepresearch/list[?limit=N]`: newest first; without `limit`, every task (as the Python client documents it). */
   list(account: Account, query: URLSearchParams): z.input<typeof listTasksResponse> {
     this.lifecycle.sync();
-    const { limit = 25 } = parseRequest(listQuery, Object.fromEntries(query));
+    const { limit = Number.POSITIVE_INFINITY } = parseRequest(listQuery, Object.fromEntries(query));
     return this.lifecycle.store.recent(account.organization, limit).map(summaryView);
   }
 
