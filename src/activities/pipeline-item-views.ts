@@ -1,5 +1,6 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { ItemResultView } from '../pipelines/fan-in';
+import { keptByWhere } from '../pipelines/step-plan';
 import { FailureType } from '../domain/failures';
 import type { PipelineItemRecord } from '../domain/pipeline-types';
 import { heartbeat } from './context';
@@ -73,6 +74,7 @@ export async function eachItem(
       return;
     }
     for (const item of page.items) {
+      if (!keptByWhere(run.definition, item.value, context.params)) continue;
       const { key } = keyOf(run.definition, run.source, item, context);
       await visit(await viewOf(store, prefix, key, item.index), item.value);
     }

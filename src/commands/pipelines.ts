@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InputError, loadPipelineDefinition, ParameterError, PipelineDefinitionError, pipelineJsonSchema, stepSpec } from '../pipelines';
+import { InputError, loadPipelineDefinition, ParameterError, PipelineDefinitionError, pipelineJsonSchema, definitionKinds } from '../pipelines';
 import { dryRunPipeline, type WorkflowPreviewer } from '../runs/dry-run';
 import { dryRunPassed, formatDryRunReport } from '../runs/dry-run-report';
 import { UsageError } from '../shared/usage';
@@ -59,7 +59,7 @@ export async function runPipeline(
   const opened = await openRunArguments(file, options.set, io, options);
   if (typeof opened === 'number') return opened;
   const { loaded, overrides } = opened;
-  const previewer = stepSpec(loaded.definition.step).kind === 'workflow' ? await openPreviewer(io) : undefined;
+  const previewer = definitionKinds(loaded.definition).includes('workflow') ? await openPreviewer(io) : undefined;
   try {
     const report = await dryRunPipeline(loaded, { overrides, runKey: options.runKey, previewWorkflow: previewer?.preview });
     const passed = dryRunPassed(report);

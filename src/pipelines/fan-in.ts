@@ -5,7 +5,7 @@
 import { posix } from 'node:path';
 import { parseTemplate, renderTemplate } from '../shared/template';
 import type { PipelineDefinition } from './definition-schema';
-import { stepSpec } from './step-kind';
+import { stepSpec, type StepSpec } from './step-kind';
 
 /** One item's result as the outputs and templates (`result.<field>`) see it. */
 export interface ItemResultView {
@@ -38,7 +38,11 @@ type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; ite
 
 /** The JSON Schema the step's output follows, if it has one (DeepResearch `output_formats`, Answer `structured_output`). */
 export function outputSchemaOf(definition: PipelineDefinition): JsonSchema | undefined {
-  const step = stepSpec(definition.step);
+  return definition.step ? stepOutputSchema(stepSpec(definition.step)) : undefined;
+}
+
+/** The JSON Schema one step's output follows, if it has one. */
+export function stepOutputSchema(step: StepSpec): JsonSchema | undefined {
   if (step.kind === 'deepresearch') {
     const schema = step.config.output_formats?.find((format) => typeof format === 'object');
     return schema;
