@@ -1,4 +1,5 @@
 import type { ComparableItem } from '../pipelines/change-report';
+import { defaultStepColumns, stepOutputSchemas, stepsResultScope } from '../pipelines/fan-in-steps';
 import { csvCell, csvColumns, jsonlLine, markdownIndex, outputSchemaOf, resultScope, type ItemResultView } from '../pipelines/fan-in';
 import { renderTemplate } from '../shared/template';
 import type { PipelineItemRecord, PipelineOutputs } from '../domain/pipeline-types';
@@ -33,6 +34,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const context = runContext(input);
   const scope = { params: context.params, pipeline: context.pipeline, run: context.run };
   const schema = outputSchemaOf(definition);
+  const stepSchemas = stepOutputSchemas(definition);
   const files = definition.outputs.map((output) => {
     const fileName = `results.${output.format === 'markdown' ? 'md' : output.format}`;
     const name = renderTemplate(output.file ?? fileName, scope);
@@ -42,7 +44,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
       output,
       key: `${prefix}/outputs/${name}`,
       contentType: contentTypeOf(fileName),
-      columns: output.columns ? csvColumns(output.columns, schema) : [],
+      columns: csvColumns(output.columns ?? (definition.steps ? defaultStepColumns(definition) : {}), schema, stepSchemas),
       lines: [] as string[],
       rows: [] as string[][],
     };
@@ -50,12 +52,12 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const views: ItemResultView[] = [];
   const current = new Map<string, ComparableItem>();
   await eachItem(store, input, async (view, value) => {
-    const itemScope = { ...scope, item: value, result: resultScope(view) };
+    const itemScope = { ...scope, item: value, result: resultScope(view), ...(view.steps ? { key: view.key, steps: stepsResultScope(view.steps) } : {}) };
     for (const file of files) {
       if (file.output.format === 'jsonl') file.lines.push(jsonlLine(view, value));
       if (file.output.format === 'csv') file.rows.push(file.columns.map((column) => csvCell(column.template, itemScope)));
     }
-    views.push({ ...view, output: undefined });
+    views.push({ ...view, output: undefined, ...(view.steps ? { steps: view.steps.map((step) => ({ ...step, output: undefined })) } : {}) });
     if (input.compareWithPrevious) {
       const record = view.status === 'not_started' ? undefined : ((await readJson(store, itemRecordKey(prefix, view.key))) as PipelineItemRecord);
       current.set(view.key, comparable(view, record?.outputs?.report?.sha256));

@@ -122,7 +122,7 @@ export const pipelineDefinition = definitionObject.superRefine((definition, ctx)
   definition.outputs.forEach((output, index) => {
     checkTemplateScope(output.file ?? '', ['outputs', index, 'file'], perRun, ctx);
     const columnRoots = definition.steps
-      ? (['item', 'steps', 'params', 'pipeline', 'run'] as const)
+      ? (['item', 'result', 'steps', 'params', 'pipeline', 'run'] as const)
       : (['item', 'result', 'params', 'pipeline', 'run'] as const);
     checkTemplateScope(output.columns ?? {}, ['outputs', index, 'columns'], { roots: columnRoots, parameters, steps: stepIds }, ctx);
   });
