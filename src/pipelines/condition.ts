@@ -55,7 +55,7 @@ export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
     z.strictObject({ any: z.array(conditionSchema).min(1, 'needs at least one condition') }),
     z.strictObject({ not: conditionSchema }),
   ]),
-) as z.ZodType<Condition>;
+);
 
 /** Every field a condition reads, with its path below the condition (for scope checks at load time). */
 export function conditionFields(condition: Condition, path: (string | number)[] = []): Array<{ field: string; path: (string | number)[] }> {

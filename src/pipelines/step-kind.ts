@@ -31,7 +31,7 @@ export type SequenceStepSpec = { id: string; when?: SequenceStep['when'] } & Ste
 /** The kind a validated step of `steps:` names, with its id and condition (pure: workflow code may call it). */
 export function sequenceStepSpec(step: SequenceStep): SequenceStepSpec {
   const { id, when, batch: _batch, ...kinds } = step;
-  return { id, ...(when ? { when } : {}), ...stepSpec(kinds as Steps) };
+  return { id, ...(when ? { when } : {}), ...stepSpec(kinds) };
 }
 
 /** The steps of a definition written with `steps:`, in order; empty for the one-step form (`step:`). */
