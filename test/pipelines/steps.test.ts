@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { conditionSchema, describeCondition, evaluateCondition } from '../../src/pipelines/condition';
 import { estimateStep } from '../../src/pipelines/estimate';
 import { defaultStepColumns, stepsResultScope } from '../../src/pipelines/fan-in-steps';
-import { parsePipelineDefinition, PipelineDefinitionError } from '../../src/pipelines/load';
+import { loadPipelineDefinition, parsePipelineDefinition, PipelineDefinitionError } from '../../src/pipelines/load';
+import { dryRunPipeline } from '../../src/runs/dry-run';
+import { dryRunPassed, formatDryRunReport } from '../../src/runs/dry-run-report';
 import { renderStepRequest } from '../../src/pipelines/render-item';
 import { sequenceSteps } from '../../src/pipelines/step-kind';
 import { keptByWhere, planSteps, stepDecision, stepReserves, stepsScope } from '../../src/pipelines/step-plan';
@@ -194,5 +197,25 @@ describe('step outputs', () => {
       brief: { status: 'skipped', skipped_because: 'when: x' },
     });
     expect(scope.brief).not.toHaveProperty('result');
+  });
+});
+
+describe('the company-enrichment example', () => {
+  it('validates and dry-runs with calls and cost per step, the when: decided from the CSV, and the row input.where leaves out', async () => {
+    const loaded = await loadPipelineDefinition(path.resolve(__dirname, '../../pipelines/company-enrichment.yaml'));
+    const report = await dryRunPipeline(loaded, { now: new Date('2026-11-25T12:00:00Z') });
+    expect(dryRunPassed(report)).toBe(true);
+    expect(report).toMatchObject({ items: 5, filtered: 1, errorCount: 0 });
+    expect(report.steps?.map((step) => [step.id, step.runs, step.maybe, step.skipped])).toEqual([
+      ['profile', 5, 0, 0],
+      ['news', 5, 0, 0],
+      ['brief', 2, 0, 3],
+    ]);
+    expect(report.estimate.calls).toEqual({ 'POST /v1/answer': 5, 'POST /v1/search': 5, 'POST /v1/deepresearch/tasks': 2 });
+    const text = formatDryRunReport(report);
+    expect(text).toContain(
+      '    brief (deepresearch) when item.tier equals "A":\n      runs for 2 items: POST /v1/deepresearch/tasks: 2; 0.2000 USD\n      skipped for 3 items',
+    );
+    expect(text).toContain('left out by input.where: 1 row');
   });
 });
