@@ -32,9 +32,16 @@ export function stepRecordOf(step: Pick<SequenceStepSpec, 'id' | 'kind'>, outcom
  * a retry of the item carries it (completed steps are reused, never counted twice). `notRun` is a step
  * that failed before anything was sent (a template naming a missing result): recorded at no cost.
  */
-export function stepsOutcome(records: readonly PipelineStepRecord[], ended: Ended, notRun?: Pick<SequenceStepSpec, 'id' | 'kind'>): ItemOutcome {
+export function stepsOutcome(
+  records: readonly PipelineStepRecord[],
+  ended: Ended,
+  notRun?: Pick<SequenceStepSpec, 'id' | 'kind'> & { at: number },
+): ItemOutcome {
   const steps = notRun
-    ? [...records, { id: notRun.id, kind: notRun.kind, status: ended.status, costUsd: 0, ...(ended.error ? { error: ended.error } : {}), finishedAt: 0 }]
+    ? [
+        ...records,
+        { id: notRun.id, kind: notRun.kind, status: ended.status, costUsd: 0, ...(ended.error ? { error: ended.error } : {}), finishedAt: notRun.at },
+      ]
     : [...records];
   const last = steps[steps.length - 1];
   const stopped = ended.status !== 'completed' ? last : undefined;

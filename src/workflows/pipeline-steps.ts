@@ -58,7 +58,7 @@ export async function runItemSteps(run: PipelineRun, item: PlannedItem, attempts
     }
     if (plan.kind === 'problem') {
       run.model.settleStep(item.key, reserved, 0);
-      return stepsOutcome(records, { status: 'failed', costUsd: 0, error: plan.error, failureType: FailureType.InvalidInput }, step);
+      return stepsOutcome(records, { status: 'failed', costUsd: 0, error: plan.error, failureType: FailureType.InvalidInput }, { ...step, at: Date.now() });
     }
     const extra = plan.reserveUsd - reserved;
     if (extra > 0 && !run.model.reserveMore(item.key, extra)) {
@@ -70,7 +70,7 @@ export async function runItemSteps(run: PipelineRun, item: PlannedItem, attempts
           costUsd: 0,
           error: `step ${step.id} costs ${plan.reserveUsd} USD, more than the ${reserved} USD planned, and the budget has no room for it`,
         },
-        step,
+        { ...step, at: Date.now() },
       );
     }
     const stepReserved = Math.max(reserved, plan.reserveUsd);

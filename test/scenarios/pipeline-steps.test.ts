@@ -139,4 +139,22 @@ describeScenarios('pipeline steps', researchSetup, (getEnv) => {
     expect(lines[0]!.steps.news?.status).toBe('completed');
     expect(lines[0]!.steps.brief?.status).toBe('completed');
   });
+
+  it('a worker lost while a DeepResearch step runs: the next worker replays the earlier steps without paying them again', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    // One item at a time, so nothing but the brief is in flight when the worker goes (a lost Answer or
+    // Search call may have been charged, and is counted so, by design: see the money-safety scenarios).
+    const input = await exampleInput(world, 'killed', (run) => ({ ...run, definition: { ...run.definition, concurrency: 1 } }));
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/company-enrichment/killed', args: [input] });
+    await env.waitUntil(() => world!.emulator.stats.snapshot().tasksCreated >= 1, { description: 'a brief step to be running' });
+    await env.restartWorker();
+    const result = await handle.result();
+    expect(result.counts).toMatchObject({ completed: 5, failed: 0 });
+    const books = world.emulator.stats.snapshot();
+    expect(books.requests.answer).toEqual({ 200: 5 });
+    expect(calls(books.requests.search)).toBe(5);
+    expect(books.tasksCreated).toBe(2);
+    expect(result.ledger.spentUsd).toBeCloseTo(books.chargedUsd, 6);
+  });
 });

@@ -29,7 +29,7 @@ describe('steps outcomes', () => {
 
   it('a step that cannot be rendered is recorded failed at no cost', () => {
     expect(
-      stepsOutcome([profile], { status: 'failed', costUsd: 0, error: 'missing steps.profile.result' }, { id: 'brief', kind: 'deepresearch' }),
+      stepsOutcome([profile], { status: 'failed', costUsd: 0, error: 'missing steps.profile.result' }, { id: 'brief', kind: 'deepresearch', at: 3 }),
     ).toMatchObject({
       costUsd: 0.12,
       steps: [{ id: 'profile' }, { id: 'brief', status: 'failed', costUsd: 0 }],
