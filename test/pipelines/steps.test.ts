@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { compareRuns } from '../../src/pipelines/change-report';
 import { conditionSchema, describeCondition, evaluateCondition } from '../../src/pipelines/condition';
 import { estimateStep } from '../../src/pipelines/estimate';
 import { defaultStepColumns, stepsResultScope } from '../../src/pipelines/fan-in-steps';
@@ -217,5 +218,25 @@ describe('the company-enrichment example', () => {
       '    brief (deepresearch) when item.tier equals "A":\n      runs for 2 items: POST /v1/deepresearch/tasks: 2; 0.2000 USD\n      skipped for 3 items',
     );
     expect(text).toContain('left out by input.where: 1 row');
+  });
+});
+
+describe('the change report with steps', () => {
+  it('compares step by step and field by field', () => {
+    const before = new Map([
+      ['acme', { status: 'completed', steps: { profile: { status: 'completed', output: { headcount: 120 } }, brief: { status: 'skipped' } } }],
+    ]);
+    const after = new Map([
+      ['acme', { status: 'completed', steps: { profile: { status: 'completed', output: { headcount: 150 } }, brief: { status: 'completed' } } }],
+    ]);
+    expect(compareRuns({ run: 'r1', items: before }, { run: 'r2', items: after }).changed).toEqual([
+      {
+        key: 'acme',
+        fields: [
+          { path: 'steps.brief.status', before: 'skipped', after: 'completed' },
+          { path: 'steps.profile.output.headcount', before: 120, after: 150 },
+        ],
+      },
+    ]);
   });
 });
