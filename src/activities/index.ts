@@ -10,6 +10,7 @@ import { pipelineSynthesisActivities } from './pipeline-synthesis';
 import { pipelineItemCallActivities } from './pipeline-item-calls';
 import { pipelineRecordActivities } from './pipeline-items';
 import { pipelinePageActivities } from './pipeline-pages';
+import { pipelineStepActivities } from './pipeline-steps';
 import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...outputActivities(deps),
     ...batchActivities(deps),
     ...pipelinePageActivities(deps),
+    ...pipelineStepActivities(deps),
     ...pipelineItemCallActivities(deps),
     ...pipelineRecordActivities(deps),
     ...pipelineKeyActivities(),
@@ -67,6 +69,7 @@ export { MAX_TASKS_PER_ADD, snapshotOfBatch } from './batches';
 export { DEFAULT_COLLECT_PAGE_SIZE } from './batch-collect';
 export { itemRecordKey, itemResultKey, type PipelineRunRef, type RecordPipelineItemsInput } from './pipeline-items';
 export type { ReadPipelinePageInput } from './pipeline-pages';
+export { stepRecordKey, type PlanPipelineStepInput, type RecordPipelineStepInput } from './pipeline-steps';
 export type { RunPipelineItemInput } from './pipeline-item-calls';
 export type { PipelineKeyCheck } from './pipeline-keys';
 export type { LookItemWorkflowInput, LookedItemWorkflow } from './item-workflows';

@@ -19,6 +19,7 @@ import {
   type RoundItem,
   type RoundTask,
 } from './pipeline-batch-rounds';
+import { keptByWhere } from '../pipelines/step-plan';
 import { keyOf, readItemRecord, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
 import type { ArtifactStore } from './store';
 
@@ -165,6 +166,8 @@ async function takeInput(store: ArtifactStore, round: RoundTaking, input: Prepar
     for (; position < page.items.length; position += 1) {
       if (round.full) break;
       const item = page.items[position]!;
+      // Rows `input.where:` leaves out are never keyed, priced or sent.
+      if (!keptByWhere(input.definition, item.value, context.params)) continue;
       const { key, problem } = keyOf(input.definition, input.source, item, context);
       if (problem) {
         await round.refuse(key, item.index, problem);

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
 import type { ItemResultView } from '../pipelines/fan-in';
+import { comparableStep } from '../pipelines/fan-in-steps';
 import type { PipelineItemRecord } from '../domain/pipeline-types';
 import { readJson, viewOf } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
@@ -12,7 +13,11 @@ const latestKey = (pipeline: string): string => `pipelines/${pipeline}/latest.js
 
 /** What a change report compares: status, and the structured output or a digest of the report. */
 export function comparable(view: ItemResultView, sha256?: string): ComparableItem {
-  return { status: view.status, ...(view.output !== undefined ? { output: view.output } : sha256 ? { output: { report_sha256: sha256 } } : {}) };
+  return {
+    status: view.status,
+    ...(view.output !== undefined ? { output: view.output } : sha256 ? { output: { report_sha256: sha256 } } : {}),
+    ...(view.steps ? { steps: Object.fromEntries(view.steps.map((step) => [step.id, comparableStep(step)])) } : {}),
+  };
 }
 
 /** Notes a completed run as the one the pipeline's next change report compares with. */

@@ -1,7 +1,10 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { ItemResultView } from '../pipelines/fan-in';
+import type { ItemStepView } from '../pipelines/fan-in-steps';
+import { sequenceSteps } from '../pipelines/step-kind';
+import { keptByWhere } from '../pipelines/step-plan';
 import { FailureType } from '../domain/failures';
-import type { PipelineItemRecord } from '../domain/pipeline-types';
+import type { PipelineItemRecord, PipelineStepRecord } from '../domain/pipeline-types';
 import { heartbeat } from './context';
 import { checkedKeyPrefix } from './errors';
 import { itemRecordKey, keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
@@ -27,10 +30,85 @@ export function webSources(list: unknown): Array<{ title?: string; url: string }
   });
 }
 
-/** The view of one item: its record, and its output when that is structured or short. */
-export async function viewOf(store: ArtifactStore, prefix: string, key: string, index: number): Promise<ItemResultView> {
+/** Where a stored result or report's output is, and its files: what an item or one of its steps stored. */
+async function storedOutput(
+  store: ArtifactStore,
+  stored: { result?: ArtifactRef; outputs?: StoredOutputs },
+): Promise<Pick<ItemResultView, 'output' | 'report' | 'files' | 'sources' | 'sourcesCount'>> {
+  const view: Pick<ItemResultView, 'output' | 'report' | 'files' | 'sources' | 'sourcesCount'> = { files: [], sourcesCount: 0 };
+  if (stored.result) {
+    view.report = { key: stored.result.key, uri: stored.result.uri };
+    if (stored.result.bytes <= MAX_INLINE_BYTES) {
+      const result = (await readJson(store, stored.result.key)) as { kind?: string; output?: unknown; sources?: unknown };
+      view.output = result.output;
+      // An answer lists the search results it drew on; a search's or a contents call's results are its sources.
+      const cited = result.kind === 'search' || result.kind === 'contents' ? result.output : result.sources;
+      view.sources = webSources(cited);
+      view.sourcesCount = view.sources.length;
+    }
+  }
+  if (stored.outputs) {
+    const outputs: StoredOutputs = stored.outputs;
+    if (outputs.report) {
+      view.report = { key: outputs.report.key, uri: outputs.report.uri };
+      if (outputs.report.contentType.startsWith('application/json') && outputs.report.bytes <= MAX_INLINE_BYTES)
+        view.output = await readJson(store, outputs.report.key);
+    }
+    view.sourcesCount = outputs.sourceCount;
+    view.files = [outputs.pdf, outputs.sources, ...outputs.deliverables, ...outputs.images]
+      .filter((file): file is ArtifactRef => file !== undefined)
+      .map((file) => ({ key: file.key, uri: file.uri }));
+  }
+  return view;
+}
+
+/** Each step of a `steps:` item as the outputs see it, in definition order (`not_run` for steps it never reached). */
+async function stepViews(
+  store: ArtifactStore,
+  records: readonly PipelineStepRecord[],
+  steps: ReadonlyArray<{ id: string; kind: string }>,
+): Promise<ItemStepView[]> {
+  const views: ItemStepView[] = [];
+  for (const step of steps) {
+    const record = records.find((entry) => entry.id === step.id);
+    if (!record) {
+      views.push({ id: step.id, kind: step.kind, status: 'not_run', costUsd: 0, files: [] });
+      continue;
+    }
+    const { output, report, files, sourcesCount } = await storedOutput(store, record);
+    views.push({
+      id: step.id,
+      kind: record.kind,
+      status: record.status,
+      costUsd: record.costUsd,
+      ...(output !== undefined ? { output } : {}),
+      ...(report ? { report } : {}),
+      files,
+      sourcesCount,
+      ...(record.workflowId ? { workflowId: record.workflowId } : {}),
+      ...(record.error !== undefined ? { error: record.error } : {}),
+      ...(record.skippedBecause ? { skippedBecause: record.skippedBecause } : {}),
+      ...(record.possiblyChargedUsd ? { possiblyChargedUsd: record.possiblyChargedUsd } : {}),
+      ...(record.outputs?.report?.sha256 ? { reportSha256: record.outputs.report.sha256 } : {}),
+    });
+  }
+  return views;
+}
+
+/**
+ * The view of one item: its record, and its output when that is structured or short. `steps` (a
+ * `steps:` pipeline) lists every step, so an item that stopped early shows the steps it never ran.
+ */
+export async function viewOf(
+  store: ArtifactStore,
+  prefix: string,
+  key: string,
+  index: number,
+  steps?: ReadonlyArray<{ id: string; kind: string }>,
+): Promise<ItemResultView> {
   const ref = await store.stat(itemRecordKey(prefix, key));
-  if (!ref) return { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [], sourcesCount: 0 };
+  const notRun = steps ? { steps: steps.map((step) => ({ id: step.id, kind: step.kind, status: 'not_run' as const, costUsd: 0, files: [] })) } : {};
+  if (!ref) return { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [], sourcesCount: 0, ...notRun };
   const record = (await readJson(store, ref.key)) as PipelineItemRecord;
   const view: ItemResultView = {
     key,
@@ -45,28 +123,12 @@ export async function viewOf(store: ArtifactStore, prefix: string, key: string, 
     ...(record.possiblyChargedUsd ? { possiblyChargedUsd: record.possiblyChargedUsd } : {}),
     ...(record.openAtService ? { openAtService: record.openAtService } : {}),
   };
-  if (record.result) {
-    view.report = { key: record.result.key, uri: record.result.uri };
-    if (record.result.bytes <= MAX_INLINE_BYTES) {
-      const stored = (await readJson(store, record.result.key)) as { kind?: string; output?: unknown; sources?: unknown };
-      view.output = stored.output;
-      // An answer lists the search results it drew on; a search's or a contents call's results are its sources.
-      const cited = stored.kind === 'search' || stored.kind === 'contents' ? stored.output : stored.sources;
-      view.sources = webSources(cited);
-      view.sourcesCount = view.sources.length;
-    }
-  }
-  if (record.outputs) {
-    const outputs: StoredOutputs = record.outputs;
-    if (outputs.report) {
-      view.report = { key: outputs.report.key, uri: outputs.report.uri };
-      if (outputs.report.contentType.startsWith('application/json') && outputs.report.bytes <= MAX_INLINE_BYTES)
-        view.output = await readJson(store, outputs.report.key);
-    }
-    view.sourcesCount = outputs.sourceCount;
-    view.files = [outputs.pdf, outputs.sources, ...outputs.deliverables, ...outputs.images]
-      .filter((file): file is ArtifactRef => file !== undefined)
-      .map((file) => ({ key: file.key, uri: file.uri }));
+  Object.assign(view, await storedOutput(store, record));
+  const listed = steps ?? record.steps?.map((step) => ({ id: step.id, kind: step.kind }));
+  if (listed) {
+    view.steps = await stepViews(store, record.steps ?? [], listed);
+    // A steps: item cites what its steps cite.
+    view.sourcesCount += view.steps.reduce((sum, step) => sum + (step.sourcesCount ?? 0), 0);
   }
   return view;
 }
@@ -79,6 +141,7 @@ export async function eachItem(
 ): Promise<void> {
   const prefix = checkedKeyPrefix(run.prefix);
   const context = runContext(run);
+  const steps = run.definition.steps ? sequenceSteps(run.definition).map((step) => ({ id: step.id, kind: step.kind })) : undefined;
   let cursor;
   for (let done = false; !done;) {
     let page;
@@ -91,8 +154,9 @@ export async function eachItem(
       return;
     }
     for (const item of page.items) {
+      if (!keptByWhere(run.definition, item.value, context.params)) continue;
       const { key } = keyOf(run.definition, run.source, item, context);
-      await visit(await viewOf(store, prefix, key, item.index), item.value);
+      await visit(await viewOf(store, prefix, key, item.index, steps), item.value);
     }
     ({ cursor, done } = page);
     heartbeat({ index: cursor.index });

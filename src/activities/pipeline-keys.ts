@@ -1,4 +1,5 @@
 import { DuplicateKeyFinder, duplicateKeysMessage, type DuplicateKey } from '../pipelines/item-keys';
+import { keptByWhere } from '../pipelines/step-plan';
 import { heartbeat } from './context';
 import { keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
 
@@ -30,6 +31,7 @@ export function pipelineKeyActivities() {
     for (;;) {
       const page = await readSourcePage(run.source, cursor, PAGE);
       for (const item of page.items) {
+        if (!keptByWhere(run.definition, item.value, context.params)) continue;
         const { key, problem } = keyOf(run.definition, run.source, item, context);
         if (!problem) finder.add(key, item.where);
       }

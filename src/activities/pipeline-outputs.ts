@@ -1,5 +1,6 @@
 import type { ComparableItem } from '../pipelines/change-report';
 import { addToTally, emptyTally, markdownDigest, MAX_DIGEST_ITEMS, type DigestItem } from '../pipelines/digest';
+import { defaultStepColumns, stepOutputSchemas, stepsResultScope } from '../pipelines/fan-in-steps';
 import { csvCell, csvColumns, csvColumnsWithTotals, jsonlLine, outputSchemaOf, resultScope, type CsvColumn } from '../pipelines/fan-in';
 import { renderTemplate } from '../shared/template';
 import type { PipelineItemRecord, PipelineOutputs } from '../domain/pipeline-types';
@@ -44,6 +45,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const context = runContext(input);
   const scope = { params: context.params, pipeline: context.pipeline, run: context.run };
   const schema = outputSchemaOf(definition);
+  const stepSchemas = stepOutputSchemas(definition);
   const files = definition.outputs.map((output) => {
     const fileName = `results.${output.format === 'markdown' ? 'md' : output.format}`;
     const name = renderTemplate(output.file ?? fileName, scope);
@@ -53,7 +55,8 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
       output,
       key: `${prefix}/outputs/${name}`,
       contentType: contentTypeOf(fileName),
-      columns: output.format === 'csv' && output.columns ? csvColumnsWithTotals(output.columns, schema) : [],
+      columns:
+        output.format === 'csv' ? csvColumnsWithTotals(output.columns ?? (definition.steps ? defaultStepColumns(definition) : {}), schema, stepSchemas) : [],
       lines: [] as string[],
       rows: [] as string[][],
     };
@@ -61,13 +64,13 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   // The digest shows the columns of its own output, else those of the first CSV, else the items' fields.
   const digestOutput = definition.outputs.find((output) => output.format === 'markdown');
   const digestColumnsDeclared = digestOutput?.columns ?? definition.outputs.find((output) => output.format === 'csv')?.columns;
-  const digestColumns = digestColumnsDeclared ? csvColumns(digestColumnsDeclared, schema) : undefined;
+  const digestColumns = digestColumnsDeclared ? csvColumns(digestColumnsDeclared, schema, stepSchemas) : undefined;
   const digestItems: DigestItem[] = [];
   const tally = emptyTally();
   const filled = files.map((file) => file.columns.map(() => 0));
   const current = new Map<string, ComparableItem>();
   await eachItem(store, input, async (view, value) => {
-    const itemScope = { ...scope, item: value, result: resultScope(view) };
+    const itemScope = { ...scope, item: value, result: resultScope(view), ...(view.steps ? { key: view.key, steps: stepsResultScope(view.steps) } : {}) };
     files.forEach((file, fileIndex) => {
       if (file.output.format === 'jsonl') file.lines.push(jsonlLine(view, value));
       if (file.output.format !== 'csv') return;

@@ -2,6 +2,7 @@ import { ResearchApiError, type PreviewWorkflowRequest, type ResearchClient } fr
 import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderItemRequest } from '../pipelines/render-item';
+import { keptByWhere, planSteps, stepReserves } from '../pipelines/step-plan';
 import type { ItemCursor, RunContext, SourceItem } from '../pipelines/types';
 import type { PlannedItem, PlannedPage } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
@@ -35,7 +36,9 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
   const skip = input.skip ?? 0;
   const items: PlannedItem[] = [];
   let bytes = 0;
-  for (const item of page.items.slice(skip)) {
+  // Rows `input.where:` leaves out are never keyed, priced or run; `skip` counts kept rows only.
+  const kept = page.items.filter((item) => keptByWhere(input.definition, item.value, context.params));
+  for (const item of kept.slice(skip)) {
     let planned = await planItem(deps, input, prefix, item, context, previews);
     const size = Buffer.byteLength(JSON.stringify(planned));
     // An item too large to sit in history fails alone; a page stops before it would grow past its budget.
@@ -48,8 +51,9 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
         problem: `${item.where}: the rendered request is ${Math.ceil(size / 1024)} KB, over the ${MAX_PLANNED_ITEM_BYTES / 1024} KB an item may carry through workflow history; shorten its templates' inputs`,
       };
     else if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) {
-      // The cursor must point just past the items returned: read that many again for its position.
-      const exact = await readSourcePage(input.source, input.cursor, skip + items.length);
+      // The cursor must point just past the items returned: read that many rows again for its position.
+      const rows = items[items.length - 1]!.index + 1 - (input.cursor?.index ?? 0);
+      const exact = await readSourcePage(input.source, input.cursor, rows);
       return { items, cursor: exact.cursor, done: false };
     }
     items.push(planned);
@@ -72,6 +76,19 @@ async function planItem(
   if (problem) return { ...planned, problem };
   const earlier = await readItemRecord(deps.store, prefix, key);
   if (earlier?.status === 'completed') return { ...planned, done: { status: 'completed', costUsd: earlier.costUsd } };
+  if (input.definition.steps) {
+    // Steps are rendered one at a time as the item runs (later ones read earlier results): here only their prices.
+    const { reserves, unbounded } = stepReserves(planSteps(input.definition, item.value, context.params));
+    const generation = earlier?.status === 'cancelled' ? (earlier.generation ?? 0) + 1 : earlier?.generation;
+    return {
+      ...planned,
+      stepwise: { value: item.value, reserves },
+      reserveUsd: Math.round(reserves.reduce((sum, usd) => sum + usd, 0) * 1_000_000) / 1_000_000,
+      ...(unbounded ? { priceUnbounded: true } : {}),
+      ...(earlier ? { attempts: 0 } : {}),
+      ...(generation ? { generation } : {}),
+    };
+  }
   try {
     const request = renderItemRequest(input.definition, { ...item, key }, context);
     const preview = request.kind === 'workflow' ? await previewOf(deps.api, request.preview, previews) : undefined;
@@ -99,7 +116,7 @@ async function planItem(
  * estimate and resolved mode, not at a guess. A preview the service refuses (an unknown workflow, bad
  * params) makes the item fail without spending; a transient failure retries the page read.
  */
-function previewOf(
+export function previewOf(
   api: ResearchClient,
   preview: { slug: string; params: Record<string, unknown>; version?: number },
   cache: Map<string, Promise<PreviewFigures | { problem: string }>>,

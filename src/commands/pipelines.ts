@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import {
+  definitionKinds,
   InputError,
   loadPipelineDefinition,
   ParameterError,
   PipelineDefinitionError,
   pipelineJsonSchema,
   resolveParameters,
-  stepSpec,
   type LoadedPipeline,
 } from '../pipelines';
 import { checkInput } from '../pipelines/input-check';
@@ -99,7 +99,7 @@ export async function runPipeline(
   const opened = await openRunArguments(file, options.set, io, options);
   if (typeof opened === 'number') return opened;
   const { loaded, overrides } = opened;
-  const previewer = stepSpec(loaded.definition.step).kind === 'workflow' ? await openPreviewer(io) : undefined;
+  const previewer = definitionKinds(loaded.definition).includes('workflow') ? await openPreviewer(io) : undefined;
   try {
     const report = await dryRunPipeline(loaded, { overrides, runKey: options.runKey, previewWorkflow: previewer?.preview });
     const passed = dryRunPassed(report);

@@ -49,6 +49,19 @@ export function pipelineItemGenerationId(pipeline: string, run: string, itemKey:
   return generation ? `${id}~${generation}` : id;
 }
 
+/**
+ * The research task workflow id of one step of a `steps:` item (DeepResearch and service-workflow steps):
+ * under the item's id, so a retry or a resumed run finds the step's workflow instead of paying for another.
+ */
+export function pipelineStepWorkflowId(pipeline: string, run: string, itemKey: string, stepId: string, generation: number | undefined): string {
+  return `${pipelineItemGenerationId(pipeline, run, itemKey, generation)}/steps/${part(stepId)}`;
+}
+
+/** The key an Answer, Search or Contents step's call and result are stored under (item keys never hold a `/`). */
+export function pipelineStepCallKey(itemKey: string, stepId: string): string {
+  return `${itemKey}/${stepId}`;
+}
+
 /** Workflow id of one pipeline run, deterministic from the pipeline and the run key (a schedule slot or an app event's idempotency key). */
 export function pipelineRunWorkflowId(pipeline: string, run: string): string {
   return `pipeline-run/${part(pipeline)}/${part(run)}`;

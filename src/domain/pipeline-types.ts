@@ -1,7 +1,7 @@
 /** Inputs, state and results of the pipeline run workflow: plain JSON, shared with clients by `import type`. */
 import type { ArtifactRef, StoredOutputs } from './artifacts';
 import type { ItemRequest } from '../pipelines/render-item';
-import type { ItemCursor, ItemSource, PipelineDefinition } from '../pipelines/types';
+import type { ItemCursor, ItemSource, PipelineDefinition, StepKind } from '../pipelines/types';
 import type { PollingOverrides, ResearchTaskResult } from './research-types';
 
 /** Parameter values of one run, resolved against the definition's declarations. */
@@ -64,6 +64,12 @@ export interface PlannedItem {
   generation?: number;
   /** A task an earlier execution left open at the service (see PipelineItemRecord.openAtService): followed, not created again. */
   existingTask?: string;
+  /**
+   * The item runs the definition's `steps:` one after another (it has no single `request`): its input
+   * value, for rendering each step with the earlier steps' results, and the price each step reserves
+   * (0 for a step whose `when:` the item alone already rules out). `reserveUsd` is their sum.
+   */
+  stepwise?: { value: unknown; reserves: number[] };
 }
 
 /** `readPipelinePage` result. */
@@ -102,6 +108,40 @@ export interface PipelineItemRecord {
    * service does not cancel): a resumed run follows this task instead of paying for another.
    */
   openAtService?: { deepresearchId: string; status: string };
+  /** A `steps:` pipeline: each step as it ended, in definition order (steps never reached are absent). */
+  steps?: PipelineStepRecord[];
+  finishedAt: number;
+}
+
+/** How one step of a `steps:` item ended: `skipped` when its `when:` did not hold (nothing was sent or paid). */
+export type StepStatus = 'completed' | 'failed' | 'cancelled' | 'skipped';
+
+/**
+ * One step of an item of a `steps:` pipeline. Written to the store as the step ends
+ * (`<prefix>/steps/<item key>/<step id>.json`) and listed in the item's record (`steps`). A step whose
+ * record says `completed` or `skipped` is never run, nor paid, again: a retry of the item or a
+ * `--resume` of the run reuses it. Readers (outputs, sinks, digests) find a step's result in `result`
+ * (Answer, Search, Contents: a JSON file `{ key, kind, output, sources?, costUsd }`) or in `outputs`
+ * (DeepResearch and service workflows: the stored report and files).
+ */
+export interface PipelineStepRecord {
+  /** The step's `id` in the definition. */
+  id: string;
+  kind: StepKind;
+  status: StepStatus;
+  /** USD the step cost (0 when skipped); includes `possiblyChargedUsd`. */
+  costUsd: number;
+  /** A skipped step: its `when:` in words, which did not hold. */
+  skippedBecause?: string;
+  /** The stored result of an Answer, Search or Contents step. */
+  result?: ArtifactRef;
+  /** Stored outputs of a DeepResearch or service-workflow step. */
+  outputs?: StoredOutputs;
+  /** The research task workflow that served a DeepResearch or service-workflow step. */
+  workflowId?: string;
+  error?: string;
+  /** Part of `costUsd` a call whose answer was lost may have been charged (see PipelineItemRecord). */
+  possiblyChargedUsd?: number;
   finishedAt: number;
 }
 
@@ -112,6 +152,17 @@ export interface PipelineItemOutcome {
   /** Earlier attempts of this activity sent the call and never reported back: each may have been charged its reserved price. */
   possiblyChargedUsd?: number;
 }
+
+/** `planPipelineStep` result: what the next step of a `steps:` item does. */
+export type StepPlan =
+  /** An earlier attempt or execution completed (or skipped) the step: its record stands, nothing is paid again. */
+  | { kind: 'reuse'; record: PipelineStepRecord }
+  /** The step's `when:` does not hold: it is skipped (its record is written already). */
+  | { kind: 'skip'; record: PipelineStepRecord }
+  /** The step cannot run (a template names a missing result, a preview was refused): the item fails without paying. */
+  | { kind: 'problem'; error: string }
+  /** Send `request`, reserving `reserveUsd` (the step's price or its caps). */
+  | { kind: 'run'; request: ItemRequest; reserveUsd: number };
 
 /** Counts of items by what happened to them. */
 export interface PipelineCounts {

@@ -8,6 +8,8 @@ export interface ComparableItem {
   status: string;
   /** A structured output (JSON object), text, or a digest of a stored report. */
   output?: unknown;
+  /** A `steps:` item: each step's status and output (or report digest), by step id. */
+  steps?: Record<string, ComparableItem>;
 }
 
 /** One field that differs, by dotted path (`pricing.plan`, `products[2]`). */
@@ -70,6 +72,8 @@ export function compareRuns(
     }
     const fields = before.status === item.status ? [] : [{ path: 'status', before: before.status, after: item.status }];
     diffFields(before.output, item.output, 'output', fields);
+    // Steps compare step by step, field by field: `steps.profile.output.headcount`, `steps.deep.status`.
+    if (before.steps || item.steps) diffFields(before.steps ?? {}, item.steps ?? {}, 'steps', fields);
     if (fields.length > 0) report.changed.push({ key, fields });
     else report.unchanged += 1;
   }

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { parameterName, pipelineName, relativeFile, templateText } from './fields';
 import { parameterSpec } from './parameter-schema';
 import { scheduleSchema } from './schedule-schema';
-import { itemStep, synthesisStep } from './step-schema';
-import { checkTemplateScope } from './template-scope';
+import { conditionFields, conditionSchema } from './condition';
+import { itemStep, itemSteps, synthesisStep } from './step-schema';
+import { checkConditionScope, checkTemplateScope } from './template-scope';
 
 /** `input`: the items to research, inline or from a CSV or JSONL file read page by page. */
 export const inputSchema = z
@@ -21,6 +22,10 @@ export const inputSchema = z
     }),
     allow_empty: z.boolean().optional().meta({
       description: 'An input without items is refused (a run of it would do nothing) unless this is true (say, a feed that is sometimes empty)',
+    }),
+    where: conditionSchema.optional().meta({
+      description:
+        'Keep only the rows for which this holds (over item and params), before anything is keyed, priced or spent, e.g. { field: item.tier, in: [A, B] }',
     }),
   })
   .superRefine((input, ctx) => {
@@ -50,8 +55,6 @@ export const outputSchema = z
     }),
   })
   .superRefine((output, ctx) => {
-    if (output.format === 'csv' && output.columns === undefined)
-      ctx.addIssue({ code: 'custom', path: ['columns'], message: 'is required for csv (header -> template)' });
     if (output.format === 'jsonl' && output.columns !== undefined)
       ctx.addIssue({ code: 'custom', path: ['columns'], message: 'only applies to csv and markdown' });
     if (output.format !== 'csv' && output.escape_formulas !== undefined)
@@ -63,7 +66,11 @@ const definitionObject = z.strictObject({
   description: z.string().optional(),
   parameters: z.record(parameterName, parameterSpec).default({}),
   input: inputSchema.optional().meta({ description: 'Omitted: the run has one item (e.g. a report an app event asks for), keyed "single"' }),
-  step: itemStep,
+  step: itemStep.optional().meta({ description: 'What runs for each item: one step (or give steps:)' }),
+  steps: itemSteps.optional().meta({
+    description:
+      'What runs for each item, in order: each step has an id, a kind and an optional when:; templates read earlier results as {{ steps.<id>.result.output.x }}',
+  }),
   concurrency: z
     .int()
     .min(1)
@@ -92,20 +99,43 @@ export const pipelineDefinition = definitionObject.superRefine((definition, ctx)
   const parameters = Object.keys(definition.parameters);
   const perItem = { roots: ['item', 'params', 'pipeline', 'run'] as const, parameters };
   const perRun = { roots: ['params', 'pipeline', 'run'] as const, parameters };
-  const { batch } = definition.step;
+  if ((definition.step === undefined) === (definition.steps === undefined))
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: definition.step ? 'gives step and steps; give one (steps: for several)' : 'needs step (one per item) or steps (several per item)',
+    });
+  const batch = definition.step?.batch;
   if (batch) {
     // A batch shares its configuration across items: only the query is per item.
     const { query, ...shared } = batch;
     checkTemplateScope(query, ['step', 'batch', 'query'], perItem, ctx);
     checkTemplateScope(shared, ['step', 'batch'], perRun, ctx);
-  } else {
+  } else if (definition.step) {
     checkTemplateScope(definition.step, ['step'], perItem, ctx);
   }
+  const stepIds = (definition.steps ?? []).map((step) => step.id);
+  (definition.steps ?? []).forEach((step, index) => {
+    // A step reads the item and the steps before it; its condition too.
+    const scope = { roots: ['item', 'params', 'pipeline', 'run', 'steps'] as const, parameters, steps: stepIds.slice(0, index) };
+    const { when, id: _id, ...kinds } = step;
+    checkTemplateScope(kinds, ['steps', index], scope, ctx);
+    if (when) checkConditionScope(conditionFields(when), ['steps', index, 'when'], { ...scope, roots: ['item', 'params', 'steps'] }, ctx);
+  });
   if (definition.input) checkTemplateScope(definition.input.key, ['input', 'key'], { roots: ['item', 'params'], parameters }, ctx);
+  if (definition.input?.where) checkConditionScope(conditionFields(definition.input.where), ['input', 'where'], { roots: ['item', 'params'], parameters }, ctx);
   if (definition.synthesis) checkTemplateScope(definition.synthesis, ['synthesis'], perRun, ctx);
   definition.outputs.forEach((output, index) => {
     checkTemplateScope(output.file ?? '', ['outputs', index, 'file'], perRun, ctx);
-    checkTemplateScope(output.columns ?? {}, ['outputs', index, 'columns'], { roots: ['item', 'result', 'params', 'pipeline', 'run'], parameters }, ctx);
+    const columnRoots = definition.steps
+      ? (['item', 'result', 'steps', 'params', 'pipeline', 'run'] as const)
+      : (['item', 'result', 'params', 'pipeline', 'run'] as const);
+    checkTemplateScope(output.columns ?? {}, ['outputs', index, 'columns'], { roots: columnRoots, parameters, steps: stepIds }, ctx);
+  });
+  definition.outputs.forEach((output, index) => {
+    // With steps, a CSV without columns gets one column group per step.
+    if (output.format === 'csv' && output.columns === undefined && !definition.steps)
+      ctx.addIssue({ code: 'custom', path: ['outputs', index, 'columns'], message: 'is required for csv (header -> template)' });
   });
   for (const name of Object.keys(definition.schedule?.set ?? {})) {
     if (!parameters.includes(name))

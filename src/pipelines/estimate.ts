@@ -1,7 +1,7 @@
 import { MODES, type ResearchMode } from '../api/schemas';
 import type { PipelineDefinition } from './definition-schema';
 import type { ItemRequest } from './render-item';
-import { stepSpec } from './step-kind';
+import { stepSpec, type StepSpec } from './step-kind';
 import type { CostEstimate } from './types';
 
 // Prices of spec section 1 and 8. Search is priced per thousand tokens of the results returned, so
@@ -85,6 +85,34 @@ export function estimateItem(request: ItemRequest, preview?: PreviewFigures): Co
   }
 }
 
+/**
+ * What one step of `steps:` costs at most, from its configuration alone (before its templates can be
+ * rendered: they may read earlier results). Every field a price depends on (mode, caps, URL count) is
+ * plain data in the schema, so this is the price the rendered request will have; a service workflow is
+ * priced at its mode (standard when unset) until its preview, when the step runs.
+ */
+export function estimateStep(step: StepSpec): CostEstimate {
+  switch (step.kind) {
+    case 'deepresearch':
+      return one(ROUTES.task, modePrice(step.config.mode), undefined, taskNotes(step.config.tools));
+    case 'workflow':
+      return one(
+        ROUTES.task,
+        modePrice(step.config.mode),
+        undefined,
+        step.config.mode ? [] : ['workflow priced at the standard mode; its preview, when the step runs, sets the price'],
+      );
+    case 'batch':
+      return { usd: round(modePrice(step.config.mode)), maxUsd: round(modePrice(step.config.mode)), calls: {}, notes: [] };
+    case 'answer':
+      return estimateItem({ kind: 'answer', request: { ...step.config, query: step.config.query } });
+    case 'search':
+      return estimateItem({ kind: 'search', request: { ...step.config, query: step.config.query } });
+    case 'contents':
+      return estimateItem({ kind: 'contents', request: { ...step.config, urls: step.config.urls } });
+  }
+}
+
 /** Sums estimates: money, calls by route, and each distinct note once. */
 export function sumEstimates(estimates: Iterable<CostEstimate>): CostEstimate {
   const total: CostEstimate = { usd: 0, maxUsd: 0, calls: {}, notes: [] };
@@ -103,8 +131,8 @@ export function sumEstimates(estimates: Iterable<CostEstimate>): CostEstimate {
  */
 export function estimateRun(definition: PipelineDefinition, items: CostEstimate, itemCount: number, synthesis?: ItemRequest): CostEstimate {
   const parts = [items];
-  const step = stepSpec(definition.step);
-  if (step.kind === 'batch' && itemCount > 0) {
+  const step = definition.step ? stepSpec(definition.step) : undefined;
+  if (step?.kind === 'batch' && itemCount > 0) {
     parts.push({
       usd: 0,
       maxUsd: 0,

@@ -4,6 +4,7 @@
  */
 import { parseTemplate, renderTemplate } from '../shared/template';
 import type { PipelineDefinition } from './definition-schema';
+import { stepOutputSchema, stepsJson, type ItemStepView, type OutputSchema } from './fan-in-steps';
 import { stepSpec } from './step-kind';
 
 /** One item's result as the outputs and templates (`result.<field>`) see it. */
@@ -29,6 +30,8 @@ export interface ItemResultView {
   sourcesCount: number;
   /** The cited sources, when the result holds them (answers and searches; a report's are in its sources file). */
   sources?: Array<{ title?: string; url: string }>;
+  /** A `steps:` item: each step of the definition, in order (see fan-in-steps.ts). */
+  steps?: ItemStepView[];
 }
 
 /** The fields templates over results may name (`{{ result.cost_usd }}`). */
@@ -44,17 +47,11 @@ export interface CsvColumn {
 }
 
 /** The part of a JSON Schema the outputs read. */
-export type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+export type JsonSchema = OutputSchema;
 
 /** The JSON Schema the step's output follows, if it has one (DeepResearch `output_formats`, Answer `structured_output`). */
 export function outputSchemaOf(definition: PipelineDefinition): JsonSchema | undefined {
-  const step = stepSpec(definition.step);
-  if (step.kind === 'deepresearch') {
-    const schema = step.config.output_formats?.find((format) => typeof format === 'object');
-    return schema;
-  }
-  if (step.kind === 'answer') return step.config.structured_output;
-  return undefined;
+  return definition.step ? stepOutputSchema(stepSpec(definition.step)) : undefined;
 }
 
 /** A template that is exactly one expression without a filter: its path, else undefined. */
@@ -70,12 +67,19 @@ function barePath(template: string): string[] | undefined {
  * The CSV's columns: as declared, except that a column naming an object of the output's JSON Schema
  * (`{{ result.output }}`, `{{ result.output.pricing }}`) becomes one column per property, `header.property`.
  */
-export function csvColumns(columns: Readonly<Record<string, string>>, schema: JsonSchema | undefined): CsvColumn[] {
+export function csvColumns(
+  columns: Readonly<Record<string, string>>,
+  schema: JsonSchema | undefined,
+  stepSchemas: Readonly<Record<string, JsonSchema | undefined>> = {},
+): CsvColumn[] {
   const result: CsvColumn[] = [];
   for (const [header, template] of Object.entries(columns)) {
     const path = barePath(template);
     let node: JsonSchema | undefined = path && path[0] === 'result' && path[1] === 'output' ? schema : undefined;
-    for (const name of path?.slice(2) ?? []) node = node?.properties?.[name];
+    let below = path?.slice(2) ?? [];
+    // A step's output (`{{ steps.profile.result.output }}`) flattens by that step's schema.
+    if (path && path[0] === 'steps' && path[2] === 'result' && path[3] === 'output') [node, below] = [stepSchemas[path[1] ?? ''], path.slice(4)];
+    for (const name of below) node = node?.properties?.[name];
     if (node?.properties && Object.keys(node.properties).length > 0) {
       for (const property of Object.keys(node.properties))
         result.push({ header: `${header}.${property}`, template: `{{ ${[...path!, property].join('.')} }}` });
@@ -87,8 +91,12 @@ export function csvColumns(columns: Readonly<Record<string, string>>, schema: Js
 }
 
 /** The CSV's columns followed by the cost and sources columns, each unless a declared column has its header or its template. */
-export function csvColumnsWithTotals(columns: Readonly<Record<string, string>>, schema: JsonSchema | undefined): CsvColumn[] {
-  const declared = csvColumns(columns, schema);
+export function csvColumnsWithTotals(
+  columns: Readonly<Record<string, string>>,
+  schema: JsonSchema | undefined,
+  stepSchemas: Readonly<Record<string, JsonSchema | undefined>> = {},
+): CsvColumn[] {
+  const declared = csvColumns(columns, schema, stepSchemas);
   const given = (header: string, template: string): boolean =>
     declared.some((column) => column.header === header || barePath(column.template)?.join('.') === barePath(template)?.join('.'));
   return [
@@ -149,5 +157,6 @@ export function jsonlLine(view: ItemResultView, item: unknown): string {
     ...(view.report ? { report: view.report.uri } : {}),
     ...(view.files.length ? { files: view.files.map((file) => file.uri) } : {}),
     ...(view.workflowId ? { workflow_id: view.workflowId } : {}),
+    ...(view.steps ? { steps: stepsJson(view.steps) } : {}),
   });
 }

@@ -17,6 +17,7 @@ const didYouMean = (name: string, known: readonly string[]): string => {
 
 /** Why `rest` (the path below `result.output`) names nothing the step can return, or undefined when it may. */
 function outputPathProblem(definition: PipelineDefinition, rest: readonly string[]): string | undefined {
+  if (!definition.step) return "a steps: pipeline's outputs are per step: use {{ steps.<id>.result.output... }}";
   const step = stepSpec(definition.step);
   const schema = outputSchemaOf(definition);
   if (schema) {

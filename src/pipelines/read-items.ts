@@ -1,7 +1,7 @@
 import { keyItems } from './item-keys';
 import { readCsvPage } from './read-csv';
 import { readJsonlPage } from './read-jsonl';
-import type { ItemCursor, ItemPage, ItemSource, KeyedItem, RunContext } from './types';
+import type { ItemCursor, ItemPage, ItemSource, KeyedItem, RunContext, SourceItem } from './types';
 
 /** Largest page an activity reads at once: its result goes into workflow history. */
 export const MAX_PAGE_SIZE = 1000;
@@ -36,8 +36,14 @@ export async function readKeyedItems(
   source: ItemSource,
   keyTemplate: string | undefined,
   context: Pick<RunContext, 'params'>,
-  options: { cursor?: ItemCursor; limit: number; seen?: Map<string, string> },
-): Promise<ItemPage<KeyedItem>> {
+  options: { cursor?: ItemCursor; limit: number; seen?: Map<string, string>; keep?: (item: SourceItem) => boolean },
+): Promise<ItemPage<KeyedItem> & { filtered: number }> {
   const page = await readItems(source, options);
-  return { ...page, items: keyItems(page.items, source.kind === 'single' ? undefined : keyTemplate, context, options.seen) };
+  // Rows a filter leaves out (`input.where:`) are never keyed: their keys cannot clash or fail.
+  const kept = options.keep ? page.items.filter(options.keep) : page.items;
+  return {
+    ...page,
+    items: keyItems(kept, source.kind === 'single' ? undefined : keyTemplate, context, options.seen),
+    filtered: page.items.length - kept.length,
+  };
 }

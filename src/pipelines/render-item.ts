@@ -18,7 +18,7 @@ import { renderDeep, TemplateError, type RenderOptions } from '../shared/templat
 import type { PipelineDefinition } from './definition-schema';
 import { definitionErrorMap } from './issue-messages';
 import { ItemError } from './item-keys';
-import { stepSpec, synthesisSpec } from './step-kind';
+import { sequenceStepSpec, stepSpec, synthesisSpec, type StepSpec } from './step-kind';
 import type { KeyedItem, RunContext } from './types';
 
 /** One item's request, rendered and checked by its route's schema: what the run sends for it. */
@@ -68,9 +68,27 @@ const templateContext = (context: RunContext, item?: KeyedItem): Record<string, 
  * the route (lengths, URLs, combined limits) holds before anything is sent. Throws `ItemError`.
  */
 export function renderItemRequest(definition: PipelineDefinition, item: KeyedItem, context: RunContext): ItemRequest {
+  if (!definition.step) throw new Error('a definition with steps: renders each step with renderStepRequest');
   const step = stepSpec(definition.step);
-  const values = templateContext(context, item);
-  const at = `step.${step.kind}`;
+  return renderStep(step, templateContext(context, item), `step.${step.kind}`, item);
+}
+
+/**
+ * Renders step `index` of a definition written with `steps:` for one item, with the earlier steps'
+ * results in scope (`{{ steps.profile.result.output.headcount }}`), and checks it like a single step.
+ */
+export function renderStepRequest(
+  definition: PipelineDefinition,
+  index: number,
+  item: KeyedItem,
+  context: RunContext,
+  steps: Record<string, unknown>,
+): ItemRequest {
+  const step = sequenceStepSpec((definition.steps ?? [])[index]!);
+  return renderStep(step, { ...templateContext(context, item), steps }, `steps.${step.id}.${step.kind}`, item);
+}
+
+function renderStep(step: StepSpec, values: Record<string, unknown>, at: string, item: KeyedItem): ItemRequest {
   switch (step.kind) {
     case 'deepresearch':
       return { kind: 'deepresearch', request: renderChecked(createTaskRequest, step.config, values, at, item) };
@@ -107,6 +125,7 @@ export function renderItemRequest(definition: PipelineDefinition, item: KeyedIte
 
 /** The shared configuration of a `batch` step, rendered once per run (it cannot use `item`). */
 export function renderBatchConfig(definition: PipelineDefinition, context: RunContext): CreateBatchRequest | undefined {
+  if (!definition.step) return undefined;
   const step = stepSpec(definition.step);
   if (step.kind !== 'batch') return undefined;
   const { query: _query, ...shared } = step.config;

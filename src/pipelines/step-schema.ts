@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { answerRequest, contentsRequest, createBatchFields, createTaskRequest, metadata, researchMode, searchRequest, hitlConfig } from '../api/schemas';
+import { conditionSchema } from './condition';
 import { dateOrTemplate, templateText, urlOrTemplate } from './fields';
 
 // Each step reuses the request schema of its API route, so a field means and checks the same here as
@@ -106,3 +107,60 @@ export const itemStep = oneOf(['deepresearch', 'batch', 'workflow', 'answer', 's
 
 /** `synthesis`: one optional step over all results (the run attaches them); a DeepResearch task or an answer. */
 export const synthesisStep = oneOf(['deepresearch', 'answer'], 'synthesis kind');
+
+/** The kinds a step of `steps:` may be: every item kind but `batch`, which runs a whole run as service batches. */
+export const SEQUENCE_STEP_KINDS = ['deepresearch', 'workflow', 'answer', 'search', 'contents'] as const;
+
+/** A step id: names the step in templates (`steps.profile`), records, workflow ids and output columns. */
+export const stepId = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*$/, 'must start with a lower-case letter and use only a-z, 0-9 and _ (it names the step in templates and columns)')
+  .max(40, 'at most 40 characters');
+
+/** One step of `steps:`: its id, an optional `when:` condition, and exactly one kind. */
+export const sequenceStep = z
+  .strictObject({
+    id: stepId,
+    when: conditionSchema
+      .optional()
+      .meta({ description: 'Run the step only when this holds (over item, params and earlier steps); else it is skipped and costs nothing' }),
+    deepresearch: deepresearchStep.optional(),
+    workflow: workflowStep.optional(),
+    answer: answerStep.optional(),
+    search: searchStep.optional(),
+    contents: contentsStep.optional(),
+    batch: z.unknown().optional().meta({ description: 'Not allowed here' }),
+  })
+  .superRefine((value, ctx) => {
+    if (value.batch !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['batch'],
+        message: 'a batch step runs the whole run as service batches; it cannot be one of several steps (use deepresearch)',
+      });
+      return;
+    }
+    const given = SEQUENCE_STEP_KINDS.filter((kind) => value[kind] !== undefined);
+    if (given.length !== 1) {
+      const names = SEQUENCE_STEP_KINDS.join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: given.length === 0 ? `must name one step kind: ${names}` : `names ${given.join(' and ')}; give exactly one step kind (${names})`,
+      });
+    }
+  });
+
+/** `steps:`: what runs for each item, in order; a later step may read earlier results and run only `when:` they say so. */
+export const itemSteps = z
+  .array(sequenceStep)
+  .min(1, 'needs at least one step')
+  .max(10, 'at most 10 steps per item')
+  .superRefine((steps, ctx) => {
+    const seen = new Map<string, number>();
+    steps.forEach((step, index) => {
+      const first = seen.get(step.id);
+      if (first !== undefined)
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `"${step.id}" is already the id of step ${first + 1}; step ids must be unique` });
+      else seen.set(step.id, index);
+    });
+  });

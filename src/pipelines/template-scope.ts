@@ -7,8 +7,10 @@ export const PIPELINE_VARIABLES = ['name'] as const;
 
 /** Which roots a template may use where it stands, and which parameters exist. */
 export interface TemplateScope {
-  roots: readonly ('item' | 'params' | 'pipeline' | 'run' | 'result')[];
+  roots: readonly ('item' | 'params' | 'pipeline' | 'run' | 'result' | 'steps')[];
   parameters: readonly string[];
+  /** Ids of the steps a template may read (`steps.<id>`): the earlier steps of the item. */
+  steps?: readonly string[];
 }
 
 /** Every string inside `value` with its path below it. */
@@ -26,9 +28,28 @@ function scopeProblem(path: readonly string[], scope: TemplateScope): string | u
     if (name === undefined) return 'name a parameter, as in params.region';
     if (!scope.parameters.includes(name)) return `params.${name} is not a declared parameter (parameters: ${scope.parameters.join(', ') || 'none'})`;
   }
+  if (root === 'steps') {
+    const earlier = scope.steps ?? [];
+    if (name === undefined) return 'name a step, as in steps.profile.result.output';
+    if (!earlier.includes(name))
+      return `steps.${name} is not an earlier step (${earlier.length ? `earlier: ${earlier.join(', ')}` : 'no step comes before this one'})`;
+  }
   if (root === 'run' && !(RUN_VARIABLES as readonly string[]).includes(name ?? '')) return `run has ${RUN_VARIABLES.join(' and ')}`;
   if (root === 'pipeline' && !(PIPELINE_VARIABLES as readonly string[]).includes(name ?? '')) return `pipeline has ${PIPELINE_VARIABLES.join(', ')}`;
   return undefined;
+}
+
+/** Adds an issue for every field of a condition (`when:`, `where:`) that its place cannot read. */
+export function checkConditionScope(
+  fields: Array<{ field: string; path: (string | number)[] }>,
+  path: (string | number)[],
+  scope: TemplateScope,
+  ctx: z.RefinementCtx,
+): void {
+  for (const { field, path: below } of fields) {
+    const problem = scopeProblem(field.split('.'), scope);
+    if (problem) ctx.addIssue({ code: 'custom', path: [...path, ...below], message: `${field}: ${problem}` });
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DryRunReport } from './dry-run';
+import { formatDryRunSteps } from './dry-run-steps';
 
 const usd = (value: number): string => `${value.toFixed(value < 1 ? 4 : 2)} USD`;
 
@@ -28,8 +29,12 @@ export function formatDryRunReport(report: DryRunReport): string {
     `  items: ${report.items}`,
     ...(report.batchWorkflowId ? [`  first service batch workflow id: ${report.batchWorkflowId} (one per round of up to 10,000 tasks)`] : []),
     ...report.firstItems.map((item) => `    ${item.key}${item.workflowId ? ` -> ${item.workflowId}` : ''}`),
-    `  calls:`,
+    ...(report.steps ? formatDryRunSteps(report.steps, report.filtered) : report.filtered > 0 ? [`  left out by input.where: ${report.filtered} rows`] : []),
+    `  calls${report.steps ? ' (every step that may run, runs)' : ''}:`,
     ...Object.entries(report.estimate.calls).map(([route, count]) => `    ${route}: ${count}`),
+    ...(report.estimateAtLeastUsd !== undefined && report.estimateAtLeastUsd < report.estimate.usd
+      ? [`  estimated cost: from ${usd(report.estimateAtLeastUsd)} (no step that depends on earlier results runs) to the figure below (all of them run)`]
+      : []),
     `  estimated cost: ${usd(report.estimate.usd)}${report.estimate.maxUsd > report.estimate.usd ? ` (up to ${usd(report.estimate.maxUsd)} with the requests' caps)` : ''}; budget ${usd(report.budgetUsd)}`,
     ...report.estimate.notes.map((note) => `    not included: ${note}`),
     ...(report.items > 0

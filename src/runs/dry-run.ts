@@ -9,10 +9,12 @@ import type { LoadedPipeline } from '../pipelines/load';
 import { resolveParameters } from '../pipelines/parameters';
 import type { ParameterValue } from '../pipelines/parameter-schema';
 import { readItems } from '../pipelines/read-items';
-import { renderBatchConfig, renderItemRequest, renderSynthesisRequest } from '../pipelines/render-item';
+import { renderBatchConfig, renderItemRequest, renderStepRequest, renderSynthesisRequest } from '../pipelines/render-item';
+import { keptByWhere, planSteps, stepReserves, type PlannedStepEstimate } from '../pipelines/step-plan';
+import { DryRunStepTally, type DryRunStep } from './dry-run-steps';
 import { nextScheduleTimes } from '../pipelines/schedule-schema';
-import { stepSpec } from '../pipelines/step-kind';
-import type { CostEstimate, ItemCursor, RunContext } from '../pipelines/types';
+import { definitionKinds } from '../pipelines/step-kind';
+import type { CostEstimate, ItemCursor, KeyedItem, RunContext, SourceItem } from '../pipelines/types';
 
 /** Resolves a service workflow without running it (`POST /v1/workflows/{slug}/preview`). */
 export type WorkflowPreviewer = (slug: string, request: PreviewWorkflowRequest) => Promise<PreviewWorkflowResponse>;
@@ -40,6 +42,12 @@ export interface DryRunReport {
   firstItems: Array<{ key: string; workflowId?: string }>;
   /** The batch step's workflow id. */
   batchWorkflowId?: string;
+  /** A `steps:` pipeline: calls and cost per step, with the items that run, may run, or skip each. */
+  steps?: DryRunStep[];
+  /** A `steps:` pipeline: what the items cost if no step whose `when:` depends on results runs (`estimate` assumes they all do). */
+  estimateAtLeastUsd?: number;
+  /** Rows `input.where:` left out. */
+  filtered: number;
   errorCount: number;
   errors: string[];
   previews: number;
@@ -55,6 +63,29 @@ export interface DryRunReport {
   /** The run cannot finish within budget_usd even at the estimated cost. */
   overBudget: boolean;
   nextRuns?: string[];
+}
+
+/**
+ * Renders each step an item surely or maybe runs, with no earlier results: a template reading only the
+ * item and parameters is checked now, one that reads an earlier step's result only when the step runs.
+ */
+function checkStepTemplates(
+  definition: LoadedPipeline['definition'],
+  item: KeyedItem,
+  context: RunContext,
+  planned: readonly PlannedStepEstimate[],
+  fail: (message: string) => void,
+): void {
+  planned.forEach((step, index) => {
+    if (step.runs === false) return;
+    try {
+      renderStepRequest(definition, index, item, context, {});
+    } catch (error) {
+      if (!(error instanceof ItemError)) throw error;
+      if (error.variable?.startsWith('steps.') || /\bsteps\.[a-z]/.test(error.message)) return;
+      fail(error.message);
+    }
+  });
 }
 
 /**
@@ -94,17 +125,27 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
   // Every item is keyed on its own: a bad or repeated key is counted and the reading goes on, so every
   // duplicate is reported, not only the first of the first page.
   const checker = new InputChecker(definition, source);
-  const kind = stepSpec(definition.step).kind;
+  const kind = definitionKinds(definition)[0];
   // DeepResearch and service-workflow items each run as their own research task workflow.
-  const ownWorkflow = kind === 'deepresearch' || kind === 'workflow';
+  const ownWorkflow = !definition.steps && (kind === 'deepresearch' || kind === 'workflow');
+  const tally = definition.steps ? new DryRunStepTally() : undefined;
+  const stepReservations: number[] = [];
   let cursor: ItemCursor | undefined;
   let count = 0;
+  let filtered = 0;
+  const keep = (item: SourceItem): boolean => keptByWhere(definition, item.value, params);
   for (let done = false; !done;) {
     const first = cursor === undefined;
     const page = await readItems(source, { cursor, limit: options.pageSize ?? 500 });
     if (first) checker.header(page.cursor.columns);
     ({ cursor, done } = page);
     for (const sourceItem of page.items) {
+      // input.where: a row left out is never keyed, priced or run (its fields still count as the input's).
+      if (!keep(sourceItem)) {
+        filtered += 1;
+        checker.add(sourceItem);
+        continue;
+      }
       const template = source.kind === 'single' ? undefined : definition.input?.key;
       const key = template === undefined ? SINGLE_ITEM_KEY : await attempt(() => itemKey(template, sourceItem, context));
       checker.add(sourceItem, key);
@@ -113,6 +154,13 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
       count += 1;
       if (firstItems.length < 3)
         firstItems.push({ key: item.key, ...(ownWorkflow ? { workflowId: pipelineItemWorkflowId(definition.name, runKey, item.key) } : {}) });
+      if (tally) {
+        const planned = planSteps(definition, item.value, params);
+        tally.add(planned);
+        stepReservations.push(stepReserves(planned).reserves.reduce((sum, usd) => sum + usd, 0));
+        checkStepTemplates(definition, item, context, planned, fail);
+        continue;
+      }
       const request = await attempt(() => renderItemRequest(definition, item, context));
       if (!request) continue;
       if (request.kind !== 'workflow') {
@@ -134,9 +182,13 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
     }
   }
   for (const problem of checker.problems()) fail(problem);
-  const estimate = estimateRun(definition, sumEstimates(itemEstimates), count, synthesis);
-  const reservePerItemUsd = itemEstimates.reduce((most, item) => Math.max(most, item.usd, item.maxUsd), 0);
-  const headroomUsd = itemEstimates.reduce((most, item) => Math.max(most, Math.max(item.usd, item.maxUsd) - item.usd), 0);
+  const estimate = estimateRun(definition, tally ? tally.total() : sumEstimates(itemEstimates), count, synthesis);
+  const reservePerItemUsd = tally
+    ? stepReservations.reduce((most, usd) => Math.max(most, usd), 0)
+    : itemEstimates.reduce((most, item) => Math.max(most, item.usd, item.maxUsd), 0);
+  const headroomUsd = tally
+    ? Math.max(0, reservePerItemUsd - (count > 0 ? estimate.usd / count : 0))
+    : itemEstimates.reduce((most, item) => Math.max(most, Math.max(item.usd, item.maxUsd) - item.usd), 0);
   const budgetNeededUsd = Math.round((estimate.usd + headroomUsd) * 1_000_000) / 1_000_000;
   if (previews.size > 0) estimate.calls[PREVIEW_ROUTE] = previews.size;
   const schedule = definition.schedule;
@@ -146,6 +198,8 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
     ...(kind === 'batch' ? { batchWorkflowId: researchBatchWorkflowId({ pipeline: definition.name, run: runKey, batch: '<run id>-1' }) } : {}),
     params,
     items: count,
+    filtered,
+    ...(tally ? { steps: tally.steps(), estimateAtLeastUsd: tally.surelyUsd() } : {}),
     firstItems,
     errorCount,
     errors,

@@ -6,7 +6,7 @@ import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
 import type { LoadedPipeline } from '../pipelines/load';
 import type { ParameterValue } from '../pipelines/parameter-schema';
 import { resolveParameters } from '../pipelines/parameters';
-import { stepSpec } from '../pipelines/step-kind';
+import { definitionKinds, sequenceSteps } from '../pipelines/step-kind';
 import { DEFAULT_TASK_QUEUE, pipelineRunWorkflowId } from '../domain/ids';
 import type { pipelineRunWorkflow } from '../workflows/pipeline-run';
 import type { PipelineRunInput } from '../domain/pipeline-types';
@@ -140,7 +140,13 @@ export async function startPipeline(
       staticSummary: `Pipeline ${definition.name}, run ${options.runKey}`,
       staticDetails: [
         `**${definition.name}**${definition.description ? `: ${definition.description}` : ''}`,
-        `step: ${stepSpec(definition.step).kind} · concurrency ${definition.concurrency} · budget ${definition.budget_usd} USD`,
+        `${
+          definition.steps
+            ? `steps: ${sequenceSteps(definition)
+                .map((step) => `${step.id} (${step.kind})`)
+                .join(', ')}`
+            : `step: ${definitionKinds(definition)[0]}`
+        } · concurrency ${definition.concurrency} · budget ${definition.budget_usd} USD`,
         `parameters: ${
           Object.entries(input.params)
             .map(([name, value]) => `${name}=${String(value)}`)

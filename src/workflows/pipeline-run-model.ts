@@ -1,5 +1,5 @@
 import type { ItemCursor } from '../pipelines/types';
-import { reserve, reserveFor, settle, raiseBudget } from '../domain/budget';
+import { fitsBudget, reserve, reserveFor, settle, raiseBudget } from '../domain/budget';
 import { estimateTimeLeft, runDetails } from './pipeline-progress';
 import { keepLast } from '../domain/keep-last';
 import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
@@ -13,6 +13,7 @@ import type {
   PipelineRunCarried,
   PipelineRunPhase,
   PipelineRunState,
+  PipelineStepRecord,
   PlannedItem,
   PlannedPage,
 } from '../domain/pipeline-types';
@@ -31,6 +32,13 @@ export type ItemOutcome =
       possiblyChargedUsd?: number;
       /** A cancelled item whose task the service would not cancel (it waits at a checkpoint): a resumed run follows it rather than create another. */
       openAtService?: PipelineItemRecord['openAtService'];
+      /** A `steps:` item: each step as it ended (`costUsd` is their sum). */
+      steps?: PipelineStepRecord[];
+      /**
+       * The money was settled step by step as each step ended (`settleStep`): the item's end releases what
+       * it still holds, and only `possiblyChargedUsd` (a step that may have been charged) follows a retry.
+       */
+      settledBySteps?: boolean;
     }
   /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
   | { status: 'credits_exhausted' };
@@ -260,12 +268,13 @@ export class PipelineRunModel {
       this.creditsExhausted = true;
       return;
     }
-    this.ledger = settle(this.ledger, flight.reservedUsd, outcome.costUsd);
+    this.ledger = settle(this.ledger, flight.reservedUsd, outcome.settledBySteps ? 0 : outcome.costUsd);
     if (flight.item.priceUnbounded && outcome.status !== 'cancelled') this.observedMaxUsd = Math.max(this.observedMaxUsd ?? 0, outcome.costUsd);
     const retry = outcome.status === 'failed' && !this.cancelled && shouldRetry(flight.attempts, this.limits.retries, outcome.failureType);
     if (retry) {
       // A failed attempt that may have been charged is counted (in the ledger now, in the item's record when it ends).
-      const possiblyChargedUsd = (flight.item.possiblyChargedUsd ?? 0) + outcome.costUsd;
+      // A step-by-step item's completed steps are recorded and reused by the retry: only a step that may have been charged follows it.
+      const possiblyChargedUsd = (flight.item.possiblyChargedUsd ?? 0) + (outcome.settledBySteps ? (outcome.possiblyChargedUsd ?? 0) : outcome.costUsd);
       this.#retries.push({
         ...flight.item,
         attempts: flight.attempts,
@@ -294,6 +303,7 @@ export class PipelineRunModel {
       ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
       ...(item.generation ? { generation: item.generation } : {}),
       ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
+      ...(outcome.steps ? { steps: outcome.steps } : {}),
     });
     if (outcome.openAtService) this.openAtService += 1;
     if (outcome.status === 'failed') {
@@ -301,6 +311,30 @@ export class PipelineRunModel {
       if (this.limits.failRunOnItemFailure)
         this.fatal ??= `item "${item.key}" failed after ${attempts} attempt(s) and on_item_failure is fail_run: ${outcome.error ?? 'no reason given'}`;
     }
+  }
+
+  /**
+   * One step of a running `steps:` item ended: the part of the item's reservation it held is settled
+   * at what it cost, so the ledger shows each step's spending as it happens.
+   */
+  settleStep(key: string, reservedUsd: number, costUsd: number): void {
+    const flight = this.inFlight.get(key);
+    if (!flight) return;
+    const released = Math.min(reservedUsd, flight.reservedUsd);
+    flight.reservedUsd = roundUsd(flight.reservedUsd - released);
+    this.ledger = settle(this.ledger, released, costUsd);
+  }
+
+  /**
+   * A step of a running item costs more than the item reserved for it (a service workflow priced by its
+   * preview): reserves the difference if the budget allows it, else says no and the step does not run.
+   */
+  reserveMore(key: string, usd: number): boolean {
+    const flight = this.inFlight.get(key);
+    if (!flight || !fitsBudget(this.ledger, usd)) return false;
+    this.ledger = reserve(this.ledger, usd);
+    flight.reservedUsd = roundUsd(flight.reservedUsd + usd);
+    return true;
   }
 
   /**

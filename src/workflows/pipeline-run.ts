@@ -1,5 +1,5 @@
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
-import { stepSpec } from '../pipelines/step-kind';
+import { definitionKinds } from '../pipelines/step-kind';
 import { storeJobs } from './activity-proxies';
 import { failureMessage } from './failure-info';
 import { ServiceBatchStrategy } from './pipeline-batch-strategy';
@@ -18,9 +18,15 @@ import { WindowStrategy } from './pipeline-window-strategy';
  */
 export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
   const run = new PipelineRun(input);
-  const step = stepSpec(input.definition.step);
+  // A `steps:` definition runs its items through the window, one step after another (never as a batch).
+  const kinds = definitionKinds(input.definition);
   const strategy: RunStrategy =
-    step.kind === 'batch' ? new ServiceBatchStrategy(run) : new WindowStrategy(run, step.kind === 'deepresearch' || step.kind === 'workflow');
+    input.definition.step && kinds[0] === 'batch'
+      ? new ServiceBatchStrategy(run)
+      : new WindowStrategy(
+          run,
+          kinds.some((kind) => kind === 'deepresearch' || kind === 'workflow'),
+        );
   handlePipelineMessages(run, strategy);
   run.showPipeline();
   run.publish();

@@ -30,6 +30,7 @@ import type { PipelineRun, RunStrategy } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
 import type { PipelineRunInput, PipelineRunResult, PlannedItem } from '../domain/pipeline-types';
 import { pageSizeFor, RECORD_FLUSH_SIZE } from './pipeline-window';
+import { runItemSteps } from './pipeline-steps';
 import type { ResearchTaskInput } from './types';
 import type { ResearchTaskResult } from '../domain/research-types';
 
@@ -52,6 +53,8 @@ export class WindowStrategy implements RunStrategy {
   #forwardResume = false;
   /** Reports of adopted items (started by an earlier execution) that ended, by item key. */
   readonly #reports = new Map<string, ItemSettledReport>();
+  /** The research task each `steps:` item runs a step in now, by item key (an operator's resume goes to it). */
+  readonly #stepChildren = new Map<string, string>();
   readonly #pageSize: number;
 
   constructor(
@@ -105,7 +108,7 @@ export class WindowStrategy implements RunStrategy {
         this.#forwardResume = false;
         await Promise.all(
           [...model.inFlight.values()].map(({ item }) =>
-            getExternalWorkflowHandle(run.itemWorkflowId(item))
+            getExternalWorkflowHandle(this.#stepChildren.get(item.key) ?? run.itemWorkflowId(item))
               .signal(resumeSignal)
               .catch(() => undefined),
           ),
@@ -157,6 +160,10 @@ export class WindowStrategy implements RunStrategy {
   /** Runs one started item to its outcome; never throws. */
   async #runItem(item: PlannedItem, attempts: number, carriable: boolean): Promise<ItemOutcome> {
     const { run } = this;
+    if (item.stepwise) {
+      const children = this.#stepChildren;
+      return await runItemSteps(run, item, attempts, (workflowId) => (workflowId ? children.set(item.key, workflowId) : children.delete(item.key)));
+    }
     const request = item.request as ItemRequest;
     if (request.kind === 'deepresearch' || request.kind === 'workflow') {
       const workflowId = run.itemWorkflowId(item);

@@ -61,7 +61,7 @@ export function decideNext(view: WindowView): WindowDecision {
   const { next } = view;
   if (!next) return { kind: 'wait', reason: 'no_items' };
   if (next.done) return { kind: 'reuse', item: next };
-  if (next.problem !== undefined || next.request === undefined) return { kind: 'refuse', item: next };
+  if (next.problem !== undefined || (next.request === undefined && !next.stepwise)) return { kind: 'refuse', item: next };
   if (view.stopping) return { kind: 'wait', reason: 'stopping' };
   if (view.paused) return { kind: 'wait', reason: 'paused' };
   if (view.creditsExhausted) return { kind: 'wait', reason: 'credits_exhausted' };

@@ -1,0 +1,135 @@
+import { estimateItem } from '../pipelines/estimate';
+import { ItemError } from '../pipelines/item-keys';
+import { renderStepRequest } from '../pipelines/render-item';
+import { sequenceStepSpec } from '../pipelines/step-kind';
+import { stepDecision, stepsScope, type StepResultView } from '../pipelines/step-plan';
+import { pipelineStepCallKey } from '../domain/ids';
+import type { PipelineStepRecord, StepPlan } from '../domain/pipeline-types';
+import type { ActivityDeps } from './deps';
+import { checkedKeyPrefix, invalidInput } from './errors';
+import { readJson } from './pipeline-item-views';
+import { itemResultKey, runContext, type PipelineRunRef } from './pipeline-items';
+import { MAX_PLANNED_ITEM_BYTES, previewOf } from './pipeline-pages';
+import type { ArtifactStore } from './store';
+
+/** Where a step's record lives: beside, not inside, the items' records (`<prefix>/steps/<item>/<step>.json`). */
+export const stepRecordKey = (prefix: string, itemKey: string, stepId: string): string => `${prefix}/steps/${itemKey}/${stepId}.json`;
+
+/** Largest stored output read back for later steps' templates and conditions. */
+const MAX_READ_BYTES = 2 * 1024 * 1024;
+
+/** `planPipelineStep` input: the item, which step, and how the steps before it ended (in this attempt). */
+export interface PlanPipelineStepInput extends PipelineRunRef {
+  item: { key: string; index: number; where: string; value: unknown };
+  step: number;
+  earlier: PipelineStepRecord[];
+}
+
+/** `recordPipelineStep` input. */
+export interface RecordPipelineStepInput {
+  prefix: string;
+  itemKey: string;
+  record: PipelineStepRecord;
+}
+
+async function readRecord(store: ArtifactStore, key: string): Promise<PipelineStepRecord | undefined> {
+  if (!(await store.stat(key))) return undefined;
+  try {
+    return (await readJson(store, key)) as PipelineStepRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a finished step left for later ones: its stored output (JSON, text or results), read back. */
+async function viewOfStep(store: ArtifactStore, record: PipelineStepRecord): Promise<StepResultView> {
+  const view: StepResultView = { status: record.status, costUsd: record.costUsd };
+  if (record.status !== 'completed') return view;
+  if (record.result && record.result.bytes <= MAX_READ_BYTES) {
+    view.output = ((await readJson(store, record.result.key)) as { output?: unknown }).output;
+    view.report = record.result.uri;
+  }
+  const report = record.outputs?.report;
+  if (report) {
+    view.report = report.uri;
+    if (report.bytes <= MAX_READ_BYTES)
+      view.output = report.contentType.startsWith('application/json')
+        ? await readJson(store, report.key)
+        : Buffer.from(await store.get(report.key)).toString('utf8');
+  }
+  return view;
+}
+
+/**
+ * Plans one step of a `steps:` item, spending nothing: a step an earlier attempt or execution completed
+ * or skipped is reused (its record, or for a call step the stored result, says so); else its `when:` is
+ * evaluated over the item and the earlier steps' results, and the step is skipped (its record written)
+ * or rendered with those results, checked by its route's schema, previewed (a service workflow) and priced.
+ */
+export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>, input: PlanPipelineStepInput): Promise<StepPlan> {
+  const { store } = deps;
+  const prefix = checkedKeyPrefix(input.prefix);
+  const spec = input.definition.steps?.[input.step];
+  if (!spec) throw invalidInput(`the definition has no step ${input.step + 1}`);
+  const step = sequenceStepSpec(spec);
+  const recordKey = stepRecordKey(prefix, input.item.key, step.id);
+  const existing = await readRecord(store, recordKey);
+  if (existing?.status === 'completed' || existing?.status === 'skipped') return { kind: 'reuse', record: existing };
+  if (step.kind === 'answer' || step.kind === 'search' || step.kind === 'contents') {
+    // The call ended and stored its result, but its record was never written (the run stopped in between).
+    const result = await store.stat(itemResultKey(prefix, pipelineStepCallKey(input.item.key, step.id)));
+    if (result) {
+      const { costUsd } = (await readJson(store, result.key)) as { costUsd?: number };
+      const record: PipelineStepRecord = { id: step.id, kind: step.kind, status: 'completed', costUsd: costUsd ?? 0, result, finishedAt: Date.now() };
+      await recordPipelineStep(store, { prefix, itemKey: input.item.key, record });
+      return { kind: 'reuse', record };
+    }
+  }
+  const views = new Map<string, StepResultView>();
+  for (const record of input.earlier) views.set(record.id, await viewOfStep(store, record));
+  const context = runContext(input);
+  const steps = stepsScope(views);
+  const decision = stepDecision(step, { item: input.item.value, params: context.params, steps });
+  if (!decision.run) {
+    const record: PipelineStepRecord = {
+      id: step.id,
+      kind: step.kind,
+      status: 'skipped',
+      costUsd: 0,
+      skippedBecause: decision.because,
+      finishedAt: Date.now(),
+    };
+    await recordPipelineStep(store, { prefix, itemKey: input.item.key, record });
+    return { kind: 'skip', record };
+  }
+  try {
+    const request = renderStepRequest(input.definition, input.step, input.item, context, steps);
+    const size = Buffer.byteLength(JSON.stringify(request));
+    if (size > MAX_PLANNED_ITEM_BYTES)
+      return {
+        kind: 'problem',
+        error: `${input.item.where}: step ${step.id}: the rendered request is ${Math.ceil(size / 1024)} KB, over the ${MAX_PLANNED_ITEM_BYTES / 1024} KB a step may carry through workflow history; read a smaller part of the earlier results`,
+      };
+    const preview = request.kind === 'workflow' ? await previewOf(deps.api, request.preview, new Map()) : undefined;
+    if (preview && 'problem' in preview) return { kind: 'problem', error: `${input.item.where}: step ${step.id}: ${preview.problem}` };
+    const estimate = estimateItem(request, preview);
+    return { kind: 'run', request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd) };
+  } catch (error) {
+    if (!(error instanceof ItemError)) throw error;
+    return { kind: 'problem', error: error.message };
+  }
+}
+
+/** Writes a step's record (replaced whole): what a retry or `--resume` reuses instead of paying again. */
+export async function recordPipelineStep(store: ArtifactStore, { prefix, itemKey, record }: RecordPipelineStepInput): Promise<void> {
+  const folder = checkedKeyPrefix(prefix);
+  await store.put(stepRecordKey(folder, itemKey, record.id), `${JSON.stringify(record)}\n`, 'application/json');
+}
+
+/** The activities that plan and record the steps of `steps:` items. */
+export function pipelineStepActivities(deps: ActivityDeps) {
+  return {
+    planPipelineStep: (input: PlanPipelineStepInput) => planPipelineStep(deps, input),
+    recordPipelineStep: (input: RecordPipelineStepInput) => recordPipelineStep(deps.store, input),
+  };
+}
