@@ -44,6 +44,9 @@ const summaries: Record<string, (input: unknown) => string> = {
   readPipelinePage: (input) => `read up to ${text(input, 'limit') ?? 'a page of'} items of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'}`,
   runPipelineItem: (input) => `${text(field(input, 'request'), 'kind') ?? 'run'} for item ${text(input, 'key') ?? '?'}`,
   recordPipelineItems: (input) => `record ${count(field(input, 'records')) ?? 'the'} finished items`,
+  planPipelineStep: (input) => `plan step ${(Number(field(input, 'step') ?? 0) || 0) + 1} for item ${text(field(input, 'item'), 'key') ?? '?'}`,
+  recordPipelineStep: (input) =>
+    `record step ${text(field(input, 'record'), 'id') ?? '?'} (${text(field(input, 'record'), 'status') ?? '?'}) for item ${text(input, 'itemKey') ?? '?'}`,
   writePipelineOutputs: (input) =>
     `write the outputs of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'} run ${text(input, 'runKey') ?? ''}`.trim(),
   preparePipelineSynthesis: () => 'prepare the synthesis over the collected results',
