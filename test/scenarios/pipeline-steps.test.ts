@@ -78,11 +78,13 @@ describeScenarios('pipeline steps', researchSetup, (getEnv) => {
 
     const rows = (await text(csv!.uri)).trim().split('\n');
     expect(rows[0]).toBe(
-      'key,status,cost_usd,profile.status,profile.cost_usd,profile.hq_city,profile.headcount,news.status,news.cost_usd,news.urls,brief.status,brief.cost_usd,brief.report',
+      'key,status,cost_usd,profile.status,profile.cost_usd,profile.hq_city,profile.headcount,news.status,news.cost_usd,news.urls,brief.status,brief.cost_usd,brief.report,sources',
     );
     expect(rows).toHaveLength(6);
+    // The sources column counts what an item's steps cite: every item's news search found some.
+    for (const row of rows.slice(1)) expect(Number(row.split(',').at(-1))).toBeGreaterThan(0);
     const accountRows = (await text(accounts!.uri)).trim().split('\n');
-    expect(accountRows[0]).toBe('company,tier,hq_city,headcount,news,brief,cost_usd');
+    expect(accountRows[0]).toBe('company,tier,hq_city,headcount,news,brief,cost_usd,sources');
     expect(accountRows[2]).toMatch(/^Contoso Logistics,B,[^,]+,\d+,[^,]*https?:\/\/[^,]+,skipped,/);
   });
 
