@@ -14,6 +14,7 @@ import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
 import { taskActivities } from './tasks';
+import { notifyActivities } from './notify';
 
 /**
  * Every activity, bound to its dependencies. The worker registers the object; workflows proxy it through
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...pipelineSynthesisActivities(deps),
     ...pipelineBatchPrepareActivities(deps),
     ...pipelineBatchRecordActivities(deps),
+    ...notifyActivities(deps),
   });
 }
 

@@ -21,6 +21,8 @@ export interface PipelineRunInput {
   runKey?: string;
   /** Compare the results with the previous completed run of the same pipeline (scheduled runs do). */
   compareWithPrevious?: boolean;
+  /** Receivers of the run's notifications besides the definition's `notify:` (an app event's `notify` or `callback_url`). */
+  notify?: string[];
   /** Poll delays handed to each item's research task workflow (a sped-up emulator wants shorter ones). */
   polling?: PollingOverrides;
   /** Items read per page (default: twice the concurrency, 20 to 200). */

@@ -45,7 +45,7 @@ const shown = (value: ParameterValue): string => (typeof value === 'string' ? `"
 export function resolveParameters(
   specs: Readonly<Record<string, ParameterSpec>>,
   overrides: Readonly<Record<string, ParameterValue>> = {},
-  options: { textValues?: boolean } = {},
+  options: { textValues?: boolean; missingHint?: (name: string) => string } = {},
 ): Record<string, ParameterValue> {
   const problems: string[] = [];
   const declared = Object.keys(specs);
@@ -58,7 +58,7 @@ export function resolveParameters(
     const given = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
     const value = given !== undefined && options.textValues && typeof given === 'string' ? fromText(spec.type, given) : (given ?? spec.default);
     if (value === undefined) {
-      problems.push(`parameter ${name}: is required (no default; give --set ${name}=...)`);
+      problems.push(`parameter ${name}: is required (no default; ${options.missingHint ? options.missingHint(name) : `give --set ${name}=...`})`);
       continue;
     }
     const problem = parameterTypeProblem(spec.type, value);

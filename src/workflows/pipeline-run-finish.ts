@@ -54,6 +54,7 @@ export async function finishRun(run: PipelineRun, strategy: RunStrategy): Promis
   }
   run.publish();
   run.showSpent();
+  await run.notifier.finish(outputs);
   await handlersFinished();
   const { running: _running, ...counts } = model.counts;
   if (model.fatal !== undefined) {
