@@ -15,6 +15,7 @@ import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
 import { taskActivities } from './tasks';
 import { notifyActivities } from './notify';
+import { sqlSinkActivities } from './sql-sink';
 
 /**
  * Every activity, bound to its dependencies. The worker registers the object; workflows proxy it through
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...pipelineBatchPrepareActivities(deps),
     ...pipelineBatchRecordActivities(deps),
     ...notifyActivities(deps),
+    ...sqlSinkActivities(deps),
   });
 }
 
@@ -77,3 +79,4 @@ export { MAX_TASKS_PER_PIPELINE_BATCH, type PreparePipelineBatchInput, type Prep
 export type { RecordPipelineBatchInput, RecordedBatchRound } from './pipeline-batch-record';
 export type { WritePipelineOutputsInput } from './pipeline-outputs';
 export type { PreparePipelineSynthesisInput } from './pipeline-synthesis';
+export type { SinkPipelineRowsInput, SinkPipelineRowsResult } from './sql-sink';

@@ -89,6 +89,16 @@ export const notifyCall: ActivityOptions = {
 };
 
 /**
+ * Writing a run's rows to a SQL sink: heartbeating while it works; a database that is down is tried
+ * again with backoff (to 10 minutes apart) for about two hours, then the run notes it and ends.
+ */
+export const sinkJob: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { ...retry, initialInterval: '5 seconds', maximumInterval: '10 minutes', maximumAttempts: 18 },
+};
+
+/**
  * Every named option set, for the audit that each paid call is covered (test/workflows/activity-options.test.ts).
  * Workflows reach activities only through the proxies of `activity-proxies.ts`, one per set.
  */
@@ -101,4 +111,5 @@ export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> 
   batchAdd,
   lookup,
   notifyCall,
+  sinkJob,
 };

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { batchAdd, createCall, handlerCall, itemCall, lookup, notifyCall, shortCall, storeJob } from './activity-options';
+import { batchAdd, createCall, handlerCall, itemCall, lookup, notifyCall, shortCall, sinkJob, storeJob } from './activity-options';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -23,3 +23,5 @@ export const batchAdds = proxyActivities<Activities>(batchAdd);
 export const lookups = proxyActivities<Activities>(lookup);
 /** A run notification to one receiver, retried with backoff for about two hours (`notifyCall`). */
 export const notifyCalls = proxyActivities<Activities>(notifyCall);
+/** Writing a run's rows to its SQL sinks, retried with backoff for about two hours (`sinkJob`). */
+export const sinkJobs = proxyActivities<Activities>(sinkJob);

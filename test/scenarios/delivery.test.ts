@@ -8,6 +8,10 @@ import { raiseBudgetUpdate } from '../../src/workflows/definitions';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { describeScenarios } from '../support/scenario-env';
 import { notifySecret, startReceiver } from '../support/notify-receiver';
+import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres';
+import { Client as PgClient } from 'pg';
+import { createActivities } from '../../src/activities';
+import { pipelineRunPrefix } from '../../src/domain/ids';
 import { companies } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
@@ -186,5 +190,114 @@ describeScenarios('delivery: notifications and results over HTTP through a real 
     } finally {
       await receiver.close();
     }
+  });
+});
+
+const answers = (name: string) => `
+name: ${name}
+input:
+  items: [Acme, Globex, Initech]
+  key: "{{ item | slug }}"
+step:
+  answer:
+    query: "Headcount of {{ item }}"
+concurrency: 3
+start_rate_per_second: 50
+budget_usd: 5
+outputs:
+  - format: jsonl
+  - postgres: { url_env: RP_TEST_DATABASE_URL, table: research.enrichment }
+`;
+
+const missing = postgresMissing();
+if (missing && process.env.CI) throw new Error(`CI needs PostgreSQL for the SQL sink's test: ${missing}`);
+if (missing) process.stderr.write(`skipping the SQL sink scenario: ${missing}\n`);
+
+(missing ? describe.skip : describe)('delivery: the SQL sink on a real PostgreSQL', () => {
+  let postgres: TestPostgres | undefined;
+  let db: PgClient | undefined;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+    db = new PgClient({ connectionString: postgres.url });
+    await db.connect();
+    await db.query('CREATE SCHEMA research');
+  }, 120_000);
+  afterAll(async () => {
+    await db?.end();
+    await postgres?.close();
+  });
+
+  describeScenarios('through a real intake', researchSetup, (getEnv) => {
+    let world: ResearchWorld | undefined;
+    let intake: Intake | undefined;
+    afterEach(async () => {
+      await intake?.app.close();
+      await world?.close();
+      intake = world = undefined;
+    });
+
+    it('upserts one row per item and step when the run writes its outputs, the same rows again on a retry', async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: { RP_TEST_DATABASE_URL: postgres!.url } } });
+      const dir = await mkdtemp(path.join(tmpdir(), 'rp-sink-'));
+      await writeFile(path.join(dir, 'enrich.yaml'), answers('enrich'));
+      intake = await buildIntake({
+        client: env.client,
+        secrets: world.secrets,
+        intakeKey: 'k'.repeat(32),
+        tokens: [TOKEN],
+        pipelinesDir: dir,
+        taskQueue: env.taskQueue,
+        namespace: env.client.options.namespace,
+        logger: false,
+      });
+      const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
+      const started = await call('POST', `${intakeUrl}/pipelines/enrich/runs`, {}, { 'idempotency-key': 'sink-1' });
+      expect(started.status).toBe(201);
+      const result = await env.getHandle<PipelineRunResult>(started.json.workflowId!).result();
+      expect(result.counts).toMatchObject({ completed: 3 });
+      const read = async () =>
+        (
+          await db!.query<{ item_key: string; step_id: string; status: string; cost_usd: string; result: { output?: unknown }; updated_at: Date }>(
+            'SELECT item_key, step_id, status, cost_usd, result, updated_at FROM research.enrichment WHERE pipeline = $1 AND run_key = $2 ORDER BY item_key',
+            ['enrich', 'sink-1'],
+          )
+        ).rows;
+      const rows = await read();
+      expect(rows.map((row) => [row.item_key, row.step_id, row.status])).toEqual([
+        ['acme', 'answer', 'completed'],
+        ['globex', 'answer', 'completed'],
+        ['initech', 'answer', 'completed'],
+      ]);
+      expect(rows.every((row) => row.result.output !== undefined)).toBe(true);
+      // The rows' money is what the service charged (its own count), to the micro-dollar.
+      const { chargedUsd } = world.emulator.stats.snapshot();
+      const total = rows.reduce((sum, row) => sum + Number(row.cost_usd), 0);
+      expect(total).toBeGreaterThan(0);
+      expect(total).toBeCloseTo(chargedUsd, 6);
+      expect(total).toBeCloseTo(result.ledger.spentUsd, 6);
+      process.stderr.write(`sql sink: ${rows.length} rows, ${total} USD, the emulator charged ${chargedUsd} USD\n`);
+      // A retry of the activity (or a resumed run) writes the same rows: upserted, never doubled.
+      const activities = createActivities({
+        api: world.api,
+        store: world.store,
+        secrets: world.secrets,
+        env: { RP_TEST_DATABASE_URL: postgres!.url },
+      });
+      const { parsePipelineDefinition } = await import('../../src/pipelines');
+      const { definition } = parsePipelineDefinition(answers('enrich'), path.join(dir, 'enrich.yaml'));
+      await expect(activities.sinkPipelineRows({ definition, runKey: 'sink-1', prefix: pipelineRunPrefix('enrich', 'sink-1') })).resolves.toEqual({
+        rows: 3,
+        tables: ['research.enrichment'],
+      });
+      const again = await read();
+      expect(again.map(({ updated_at: _at, ...row }) => row)).toEqual(rows.map(({ updated_at: _at, ...row }) => row));
+      expect((await db!.query('SELECT count(*)::int AS n FROM research.enrichment')).rows[0]).toEqual({ n: 3 });
+      // A worker without the variable refuses with its name, and no retry.
+      const bare = createActivities({ api: world.api, store: world.store, secrets: world.secrets, env: {} });
+      await expect(bare.sinkPipelineRows({ definition, runKey: 'sink-1', prefix: pipelineRunPrefix('enrich', 'sink-1') })).rejects.toThrow(
+        /RP_TEST_DATABASE_URL/,
+      );
+    });
   });
 });
