@@ -1,11 +1,11 @@
 /** Inputs, state and results of the pipeline run workflow: plain JSON, shared with clients by `import type`. */
 import type { ArtifactRef, StoredOutputs } from './artifacts';
 import type { ItemRequest } from '../pipelines/render-item';
-import type { ItemCursor, ItemSource, PipelineDefinition } from '../pipelines/types';
+import type { ItemCursor, ItemSource, ParameterValue, PipelineDefinition } from '../pipelines/types';
 import type { PollingOverrides, ResearchTaskResult } from './research-types';
 
 /** Parameter values of one run, resolved against the definition's declarations. */
-export type RunParams = Record<string, string | number | boolean>;
+export type RunParams = Record<string, ParameterValue>;
 
 /** `pipelineRunWorkflow` input. */
 export interface PipelineRunInput {

@@ -57,3 +57,62 @@ describe('delivery keys of a definition', () => {
     expect(() => refuseOwnWebhookUrl(undefined, 'https://intake.example.com')).not.toThrow();
   });
 });
+
+describe('list and object parameters', () => {
+  const specs = {
+    tags: { type: 'list' as const },
+    filters: { type: 'object' as const },
+    regions: { type: 'list' as const, options: ['EU', 'US'] },
+  };
+
+  it('take JSON values, and command-line text as JSON or comma-separated', async () => {
+    const { resolveParameters } = await import('../../src/pipelines/parameters');
+    expect(resolveParameters(specs, { tags: ['a', 'b'], filters: { size: 3 }, regions: ['EU'] })).toEqual({
+      tags: ['a', 'b'],
+      filters: { size: 3 },
+      regions: ['EU'],
+    });
+    expect(resolveParameters(specs, { tags: 'a, b', filters: '{"size":3}', regions: '["US"]' }, { textValues: true })).toEqual({
+      tags: ['a', 'b'],
+      filters: { size: 3 },
+      regions: ['US'],
+    });
+  });
+
+  it('name each value that breaks its type or options', async () => {
+    const { resolveParameters, ParameterError } = await import('../../src/pipelines/parameters');
+    let problems: readonly string[] = [];
+    try {
+      resolveParameters(specs, { tags: 'a', filters: ['x'], regions: ['EU', 'APAC'] });
+    } catch (error) {
+      if (!(error instanceof ParameterError)) throw error;
+      problems = error.problems;
+    }
+    expect(problems).toEqual([
+      'parameter tags: must be a list (a JSON array of strings, numbers or booleans) (got "a")',
+      'parameter filters: must be an object (a JSON object) (got ["x"])',
+      'parameter regions: must be one of EU, US (got ["EU","APAC"])',
+    ]);
+  });
+
+  it('reach templates: a list as JSON, an object by its fields', async () => {
+    const loaded = parsePipelineDefinition(
+      `
+name: lists
+parameters:
+  tags: { type: list, default: [a, b] }
+  filters: { type: object, default: { region: EU } }
+step:
+  answer:
+    query: "{{ params.tags }} in {{ params.filters.region }}"
+budget_usd: 1
+`,
+      '/tmp/lists.yaml',
+    );
+    expect(loaded.definition.parameters.tags!.default).toEqual(['a', 'b']);
+    const { renderTemplate } = await import('../../src/shared/template');
+    expect(renderTemplate('{{ params.tags }} in {{ params.filters.region }}', { params: { tags: ['a', 'b'], filters: { region: 'EU' } } })).toBe(
+      '["a","b"] in EU',
+    );
+  });
+});
