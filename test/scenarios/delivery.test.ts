@@ -12,7 +12,7 @@ import { postgresMissing, startPostgres, type TestPostgres } from '../support/po
 import { Client as PgClient } from 'pg';
 import { createActivities } from '../../src/activities';
 import { pipelineRunPrefix } from '../../src/domain/ids';
-import { companies } from './pipeline-world';
+import { companies, pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
 const TOKEN = 'app-token-0123456789abcdef';
@@ -187,6 +187,45 @@ describeScenarios('delivery: notifications and results over HTTP through a real 
       expect((await call('GET', `${intakeUrl}/pipelines/${name}/runs/d-1/items`, undefined, { authorization: 'Bearer nope-nope-nope-nope' })).status).toBe(401);
       expect((await call('GET', `${intakeUrl}/pipelines/${name}/runs/d-1/outputs/..%2F..%2Fitems%2Fcompany-1-example.json`)).status).toBe(400);
       expect((await call('GET', `${intakeUrl}/pipelines/${name}/runs/none/items`)).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describeScenarios('delivery: a run waiting for a person', researchSetup, (getEnv) => {
+  let world: ResearchWorld | undefined;
+  afterEach(async () => world?.close());
+
+  it('tells its receivers which items wait at a checkpoint, and that it was cancelled', async () => {
+    const env = getEnv();
+    const secret = notifySecret();
+    const receiver = await startReceiver(secret);
+    try {
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { notifySecret: secret } });
+      const yaml = `
+name: reviewed
+input:
+  items: [Acme]
+  key: "{{ item | slug }}"
+step:
+  deepresearch:
+    query: "Profile of {{ item }}"
+    mode: fast
+    hitl: { plan_review: true }
+concurrency: 1
+budget_usd: 5
+notify: ["${receiver.url}/hook"]
+`;
+      const input = await pipelineInput(yaml, world, { runKey: 'person-1' });
+      const run = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reviewed/person-1', args: [input] });
+      await env.waitUntil(() => receiver.accepted('run.waiting_for_person').length === 1, { timeoutMs: 3_600_000, description: 'the plan review told' });
+      expect(receiver.accepted('run.waiting_for_person')[0]!.event!.data).toMatchObject({ waiting: { checkpoint: ['acme'], operator: [] } });
+      await run.cancel();
+      expect((await run.result()).status).toBe('cancelled');
+      await env.waitUntil(() => receiver.accepted('run.cancelled').length === 1, { timeoutMs: 600_000, description: 'the cancel told' });
+      expect(receiver.accepted('run.waiting_for_person')).toHaveLength(1);
+      expect(receiver.deliveries.every((delivery) => delivery.verified)).toBe(true);
     } finally {
       await receiver.close();
     }
