@@ -157,7 +157,14 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
       const base = runPath(pipeline, runKey);
       return {
         ...rest,
-        ...(outputs ? { outputs: { files: outputs.files.map((ref) => outputFileView(options.publicUrl, pipeline, runKey, ref)) } } : {}),
+        ...(outputs
+          ? {
+              outputs: {
+                // The change report is written beside the files, in the outputs folder.
+                files: [...outputs.files, ...(outputs.changes ? [outputs.changes] : [])].map((ref) => outputFileView(options.publicUrl, pipeline, runKey, ref)),
+              },
+            }
+          : {}),
         links: { items: intakeLink(options.publicUrl, `${base}/items`), outputs: intakeLink(options.publicUrl, `${base}/outputs`) },
       };
     },
