@@ -116,3 +116,22 @@ budget_usd: 1
     );
   });
 });
+
+describe('NOTIFY_SECRET', () => {
+  it('is read hidden from printing, and a value in another form is refused by name without showing it', async () => {
+    const { loadConfig, ConfigError } = await import('../../src/config');
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const config = loadConfig({ NOTIFY_SECRET: secret });
+    expect(config.notifySecret).toBe(secret);
+    expect(JSON.stringify(config)).not.toContain(secret.slice(6));
+    let error: unknown;
+    try {
+      loadConfig({ NOTIFY_SECRET: 'plain-text-secret' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(String((error as Error).message)).toContain('NOTIFY_SECRET');
+    expect(String((error as Error).message)).not.toContain('plain-text-secret');
+  });
+});
