@@ -83,43 +83,45 @@ const definitionObject = z.strictObject({
   schedule: scheduleSchema.optional(),
 });
 
-/** A pipeline definition (`pipelines/*.yaml`): what to research for each item, how, within which limits, and what to make of the results. */
-export const pipelineDefinition = definitionObject
-  .superRefine((definition, ctx) => {
-    const parameters = Object.keys(definition.parameters);
-    const perItem = { roots: ['item', 'params', 'pipeline', 'run'] as const, parameters };
-    const perRun = { roots: ['params', 'pipeline', 'run'] as const, parameters };
-    const { batch } = definition.step;
-    if (batch) {
-      // A batch shares its configuration across items: only the query is per item.
-      const { query, ...shared } = batch;
-      checkTemplateScope(query, ['step', 'batch', 'query'], perItem, ctx);
-      checkTemplateScope(shared, ['step', 'batch'], perRun, ctx);
-    } else {
-      checkTemplateScope(definition.step, ['step'], perItem, ctx);
-    }
-    if (definition.input) checkTemplateScope(definition.input.key, ['input', 'key'], { roots: ['item', 'params'], parameters }, ctx);
-    if (definition.synthesis) checkTemplateScope(definition.synthesis, ['synthesis'], perRun, ctx);
-    definition.outputs.forEach((output, index) => {
-      if (!('format' in output)) return;
-      checkTemplateScope(output.file ?? '', ['outputs', index, 'file'], perRun, ctx);
-      checkTemplateScope(output.columns ?? {}, ['outputs', index, 'columns'], { roots: ['item', 'result', 'params', 'pipeline', 'run'], parameters }, ctx);
-    });
-    for (const name of Object.keys(definition.schedule?.set ?? {})) {
-      if (!parameters.includes(name))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['schedule', 'set', name],
-          message: `is not a declared parameter (parameters: ${parameters.join(', ') || 'none'})`,
-        });
-    }
-  })
-  .transform(({ outputs, ...definition }) => {
-    // Files stay in `outputs` (a definition with only sinks still keeps its results as JSONL); sinks go to `sinks`.
-    const files = outputs.filter((output) => 'format' in output);
-    const sinks = outputs.flatMap((output) => ('postgres' in output ? [{ postgres: output.postgres }] : []));
-    return { ...definition, outputs: files.length > 0 ? files : [{ format: 'jsonl' as const }], sinks };
+/** The definition's rules that need more than one field (template variables, schedule parameters). */
+const checkedDefinition = definitionObject.superRefine((definition, ctx) => {
+  const parameters = Object.keys(definition.parameters);
+  const perItem = { roots: ['item', 'params', 'pipeline', 'run'] as const, parameters };
+  const perRun = { roots: ['params', 'pipeline', 'run'] as const, parameters };
+  const { batch } = definition.step;
+  if (batch) {
+    // A batch shares its configuration across items: only the query is per item.
+    const { query, ...shared } = batch;
+    checkTemplateScope(query, ['step', 'batch', 'query'], perItem, ctx);
+    checkTemplateScope(shared, ['step', 'batch'], perRun, ctx);
+  } else {
+    checkTemplateScope(definition.step, ['step'], perItem, ctx);
+  }
+  if (definition.input) checkTemplateScope(definition.input.key, ['input', 'key'], { roots: ['item', 'params'], parameters }, ctx);
+  if (definition.synthesis) checkTemplateScope(definition.synthesis, ['synthesis'], perRun, ctx);
+  definition.outputs.forEach((output, index) => {
+    if (!('format' in output)) return;
+    checkTemplateScope(output.file ?? '', ['outputs', index, 'file'], perRun, ctx);
+    checkTemplateScope(output.columns ?? {}, ['outputs', index, 'columns'], { roots: ['item', 'result', 'params', 'pipeline', 'run'], parameters }, ctx);
   });
+  for (const name of Object.keys(definition.schedule?.set ?? {})) {
+    if (!parameters.includes(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schedule', 'set', name],
+        message: `is not a declared parameter (parameters: ${parameters.join(', ') || 'none'})`,
+      });
+  }
+});
+
+/** A pipeline definition (`pipelines/*.yaml`): what to research for each item, how, within which limits, and what to make of the results. */
+export const pipelineDefinition = checkedDefinition.transform(({ outputs, ...definition }) => {
+  // Files stay in `outputs` (a definition with only sinks still keeps its results as JSONL); sinks go to `sinks`.
+  const files = outputs.filter((output) => 'format' in output);
+  const sinks = outputs.flatMap((output) => ('postgres' in output ? [{ postgres: output.postgres }] : []));
+  return { ...definition, outputs: files.length > 0 ? files : [{ format: 'jsonl' as const }], sinks };
+});
+
 /** A definition as written (defaults not applied). */
 export type PipelineDefinitionInput = z.input<typeof pipelineDefinition>;
 /** A validated definition with defaults applied: plain JSON, safe to pass to a workflow. */
