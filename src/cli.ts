@@ -61,11 +61,8 @@ function buildProgram(done: (code: number) => void): Command {
       const { loadIntakeConfig, runIntake } = await import('./intake');
       const { openArtifactStore } = await import('./activities/open-store');
       const config = loadIntakeConfig();
-      await runIntake(
-        config,
-        { port: options.port, host: options.host },
-        { store: await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir }) },
-      );
+      const store = await openArtifactStore(config.artifactStore ?? { kind: 'local', dir: config.artifactDir });
+      await runIntake(config, { port: options.port, host: options.host }, { store, results: store });
       done(EXIT.ok);
     });
   program

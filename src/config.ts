@@ -32,6 +32,8 @@ export interface Config {
   intakePublicUrl?: string;
   /** Key of the webhook URLs' route tokens (INTAKE_KEY); set whenever `intakePublicUrl` is. Not enumerable: never logged. */
   readonly intakeKey?: string;
+  /** Signing secret of run notifications (NOTIFY_SECRET, `whsec_<base64>`). Not enumerable: never logged. */
+  readonly notifySecret?: string;
   /** Payload encryption keys (PAYLOAD_CODEC_KEYS); non-enumerable, so printing the config never shows them. */
   codec?: CodecKeyring;
   /** The codec endpoint for the Temporal UI (`rp codec-server`). */
@@ -218,6 +220,11 @@ const environment = z
     ),
     PAYLOAD_CODEC_KEYS: optional(z.string()),
     PAYLOAD_CODEC_KEY_ID: optional(z.string().trim()),
+    NOTIFY_SECRET: optional(
+      z
+        .string()
+        .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'must be whsec_ followed by base64 of 24 to 64 random bytes (e.g. echo whsec_$(openssl rand -base64 32))'),
+    ),
     CODEC_SERVER_TOKEN: optional(
       z
         .string()
@@ -311,6 +318,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
   };
   hidden(config, 'intakeKey', vars.INTAKE_KEY);
+  hidden(config, 'notifySecret', vars.NOTIFY_SECRET);
   return vars.PAYLOAD_CODEC_KEYS ? hidden(config, 'codec', parseCodecKeys(vars.PAYLOAD_CODEC_KEYS, vars.PAYLOAD_CODEC_KEY_ID)) : config;
 }
 

@@ -53,7 +53,9 @@ export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./workfl
  * What `createWorkerOptions` reads of the configuration: a whole `Config` (`rp worker`), or the few
  * settings `rp dev` has (its own task queue and namespace, its keys; the intake comes with `deps`).
  */
-export type WorkerSettings = Pick<Config, 'codec' | 'intakePublicUrl' | 'intakeKey'> & { temporal: Pick<Config['temporal'], 'namespace' | 'taskQueue'> };
+export type WorkerSettings = Pick<Config, 'codec' | 'intakePublicUrl' | 'intakeKey' | 'notifySecret'> & {
+  temporal: Pick<Config['temporal'], 'namespace' | 'taskQueue'>;
+};
 
 /**
  * The worker's options apart from its connection: task queue, namespace, workflows, bound activities,
@@ -72,7 +74,12 @@ export function createWorkerOptions(
     dataConverter: dataConverterFromConfig(config),
     // Project metrics on the SDK's meter, exported with the SDK's own on METRICS_BIND_ADDRESS.
     interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES, activity: [serviceErrorMetrics] },
-    activities: createActivities({ webhookBaseUrl: config.intakePublicUrl, intakeKey: config.intakeKey, ...deps }),
+    activities: createActivities({
+      webhookBaseUrl: config.intakePublicUrl,
+      intakeKey: config.intakeKey,
+      ...(config.notifySecret ? { notifySecret: config.notifySecret } : {}),
+      ...deps,
+    }),
     // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
     // so an in-flight create or download ends with a known outcome instead of being cut off.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,

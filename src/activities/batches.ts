@@ -2,7 +2,7 @@ import { log } from '@temporalio/activity';
 import { BATCH_STATUSES, ResearchApiError, type Batch, type BatchStatus, type CreateBatchRequest } from '../api';
 import type { ActivityDeps } from './deps';
 import { z } from 'zod';
-import { callOptions, currentAttempt, heartbeat, webhookUrlFor } from './context';
+import { callOptions, refuseOwnWebhookUrl, currentAttempt, heartbeat, webhookUrlFor } from './context';
 import { STATE_REFUSAL_STATUSES, callService, invalidInput, rethrowAsFailure } from './errors';
 import { collectBatchPage } from './batch-collect';
 import { REQUEST_KEY_FIELD } from './tasks';
@@ -53,6 +53,7 @@ export function batchActivities(deps: ActivityDeps) {
       if (existing)
         return { batchId: existing.batch_id, status: existing.status, webhookConfigured: (await secrets.get(existing.batch_id)) !== undefined, adopted: true };
     }
+    refuseOwnWebhookUrl(request.webhook_url, deps.webhookBaseUrl);
     const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl, deps.intakeKey);
     const body: CreateBatchRequest = {
       ...request,

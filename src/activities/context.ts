@@ -1,4 +1,6 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../domain/failures';
 import { webhookRouteToken, type CallOptions } from '../api';
 
 /** The running activity's context, or undefined outside an activity (plain unit calls). */
@@ -108,4 +110,20 @@ export function webhookUrlFor(webhookBaseUrl: string | undefined, intakeKey: str
   if (!webhookBaseUrl || !workflowId) return undefined;
   if (!intakeKey) throw new Error('an intake key is required to build webhook URLs (set INTAKE_KEY with INTAKE_PUBLIC_URL)');
   return `${webhookBaseUrl.replace(/\/+$/, '')}/webhooks/research/${encodeURIComponent(workflowId)}/${webhookRouteToken(intakeKey, workflowId)}`;
+}
+
+/**
+ * A request's own `webhook_url` beside the worker's intake: the service takes one URL, and using the
+ * request's would leave the workflow without its completion webhook (and the intake without the
+ * secret's task). Refused before anything is sent, so nothing is paid; without an intake the request's
+ * URL is used as given.
+ */
+export function refuseOwnWebhookUrl(requested: string | undefined, webhookBaseUrl: string | undefined): void {
+  if (requested === undefined || !webhookBaseUrl) return;
+  throw ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    nonRetryable: true,
+    message:
+      "the request names its own webhook_url, but this worker has an intake (INTAKE_PUBLIC_URL) whose completion webhook it must keep: drop webhook_url and name your receivers in a pipeline's notify:",
+  });
 }

@@ -14,6 +14,13 @@ export interface ActivityDeps {
   webhookBaseUrl?: string;
   /** The intake key the route tokens of webhook URLs are made with; required with `webhookBaseUrl`. Never logged. */
   intakeKey?: string;
+  /**
+   * Signing secret of run notifications (`whsec_<base64>`, the worker's NOTIFY_SECRET): without it a run
+   * whose definition or trigger names `notify:` URLs sends nothing and says why. Never logged.
+   */
+  notifySecret?: string;
+  /** Where `url_env` of a SQL sink is looked up (the worker's environment by default). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** The clock, for tests (milliseconds since the epoch). */
   now?: () => number;
 }

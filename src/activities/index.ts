@@ -15,6 +15,8 @@ import { itemWorkflowActivities } from './item-workflows';
 import { pipelineKeyActivities } from './pipeline-keys';
 import { taskActionActivities } from './task-actions';
 import { taskActivities } from './tasks';
+import { notifyActivities } from './notify';
+import { sqlSinkActivities } from './sql-sink';
 
 /**
  * Every activity, bound to its dependencies. The worker registers the object; workflows proxy it through
@@ -36,6 +38,8 @@ export function createActivities(deps: ActivityDeps) {
     ...pipelineSynthesisActivities(deps),
     ...pipelineBatchPrepareActivities(deps),
     ...pipelineBatchRecordActivities(deps),
+    ...notifyActivities(deps),
+    ...sqlSinkActivities(deps),
   });
 }
 
@@ -78,3 +82,4 @@ export { MAX_TASKS_PER_PIPELINE_BATCH, type PreparePipelineBatchInput, type Prep
 export type { RecordPipelineBatchInput, RecordedBatchRound } from './pipeline-batch-record';
 export type { WritePipelineOutputsInput } from './pipeline-outputs';
 export type { PreparePipelineSynthesisInput } from './pipeline-synthesis';
+export type { SinkPipelineRowsInput, SinkPipelineRowsResult } from './sql-sink';

@@ -2,7 +2,7 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import type { CreateTaskRequest, Task } from '../api';
 import { FailureType } from '../domain/failures';
 import type { ActivityDeps } from './deps';
-import { callOptions, currentAttempt, firstScheduledAt, webhookUrlFor } from './context';
+import { callOptions, refuseOwnWebhookUrl, currentAttempt, firstScheduledAt, webhookUrlFor } from './context';
 import { rethrowCreateFailure } from './create-outcome';
 import { callService } from './errors';
 import { lookForTask, REQUEST_KEY_FIELD } from './find-task';
@@ -65,6 +65,7 @@ export function taskActivities(deps: ActivityDeps) {
       });
       if (existing) return existing;
     }
+    refuseOwnWebhookUrl(request.webhook_url, deps.webhookBaseUrl);
     const webhookUrl = request.webhook_url ?? webhookUrlFor(deps.webhookBaseUrl, deps.intakeKey);
     const body: CreateTaskRequest = {
       ...request,

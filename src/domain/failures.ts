@@ -35,6 +35,8 @@ export const FailureType = {
   InvalidInput: 'ResearchInvalidInput',
   /** A pipeline run ended in failure (an item failed with `on_item_failure: fail_run`, or its input became unreadable); its outputs were written. */
   PipelineRunFailed: 'PipelineRunFailed',
+  /** A run notification or SQL sink the worker cannot serve as configured (no NOTIFY_SECRET, a missing url_env): no retry helps. */
+  DeliveryNotConfigured: 'DeliveryNotConfigured',
 } as const;
 
 /** One of the failure type strings. */

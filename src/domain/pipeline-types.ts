@@ -1,11 +1,11 @@
 /** Inputs, state and results of the pipeline run workflow: plain JSON, shared with clients by `import type`. */
 import type { ArtifactRef, StoredOutputs } from './artifacts';
 import type { ItemRequest } from '../pipelines/render-item';
-import type { ItemCursor, ItemSource, PipelineDefinition, StepKind } from '../pipelines/types';
+import type { ItemCursor, ItemSource, ParameterValue, PipelineDefinition, StepKind } from '../pipelines/types';
 import type { PollingOverrides, ResearchTaskResult } from './research-types';
 
 /** Parameter values of one run, resolved against the definition's declarations. */
-export type RunParams = Record<string, string | number | boolean>;
+export type RunParams = Record<string, ParameterValue>;
 
 /** `pipelineRunWorkflow` input. */
 export interface PipelineRunInput {
@@ -21,6 +21,8 @@ export interface PipelineRunInput {
   runKey?: string;
   /** Compare the results with the previous completed run of the same pipeline (scheduled runs do). */
   compareWithPrevious?: boolean;
+  /** Receivers of the run's notifications besides the definition's `notify:` (an app event's `notify` or `callback_url`). */
+  notify?: string[];
   /** Poll delays handed to each item's research task workflow (a sped-up emulator wants shorter ones). */
   polling?: PollingOverrides;
   /** Items read per page (default: twice the concurrency, 20 to 200). */

@@ -4,6 +4,7 @@ import { openWebhookSecretStore, WEBHOOK_SECRET_DIR_DEPRECATION, type SecretReco
 import { dataConverterFromConfig } from '../codec/data-converter';
 import { connectionSecurityOptions } from '../temporal/connection-options';
 import type { IntakeConfig } from './config';
+import type { ResultStore } from './result-routes';
 import { buildIntake } from './server';
 
 /** Where `rp intake` listens. */
@@ -21,6 +22,8 @@ export interface IntakeStores {
    * `research-pipelines/activities`): the intake reads the webhook secrets the worker keeps there.
    */
   store: SecretRecordStore;
+  /** The same store, read by the results routes (`GET .../runs/{key}/items`, `.../outputs`); without it they answer 501. */
+  results?: ResultStore;
 }
 
 /** The webhook secrets `rp intake` verifies with: the worker's records in `stores.store`, opened with INTAKE_KEY. */
@@ -47,6 +50,7 @@ export async function runIntake(config: IntakeConfig, listen: ListenOptions, sto
   const { app } = await buildIntake({
     client,
     secrets: intakeWebhookSecrets(config, stores),
+    ...(stores.results ? { results: stores.results } : {}),
     intakeKey: config.intakeKey,
     tokens: config.tokens,
     pipelinesDir: config.pipelinesDir,

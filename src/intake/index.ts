@@ -3,3 +3,4 @@ export { buildIntake, intakeLoggerOptions, maskedUrl, type Intake, type IntakeOp
 export { loadIntakeConfig, type IntakeConfig } from './config';
 export { intakeWebhookSecrets, runIntake, type IntakeStores, type ListenOptions } from './command';
 export { IntakeMetrics } from './metrics';
+export type { ResultStore } from './result-routes';

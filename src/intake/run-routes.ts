@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { checkpointAnswer } from '../domain/messages';
 import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
+import { MAX_NOTIFY_URLS, notifyUrl } from '../pipelines/delivery-schema';
 import { parameterValue } from '../pipelines/parameter-schema';
 import { ParameterError } from '../pipelines/parameters';
 import { answerItemCheckpoint, cancelRun, runProgress } from '../runs/control';
@@ -10,6 +11,7 @@ import { RunKeyConflictError, startPipeline } from '../runs/start';
 import { bearerAuthenticator } from './auth';
 import { callTemporal, errorBody, IntakeError } from './errors';
 import { loadNamedPipeline, PIPELINE_NAME_PATTERN } from './pipeline-source';
+import { intakeLink, outputFileView, resultRoutes, runPath, type ResultStore } from './result-routes';
 
 /** What the app-event routes need. */
 export interface RunRouteOptions {
@@ -22,6 +24,8 @@ export interface RunRouteOptions {
   /** The intake's public base URL (INTAKE_PUBLIC_URL): status links are built from it, never from the request's Host. */
   publicUrl?: string;
   timeoutMs: number;
+  /** The worker's artifact store, for the results routes. */
+  results?: ResultStore;
 }
 
 const key = (what: string) => z.string().regex(ITEM_KEY_PATTERN, `must be ${ITEM_KEY_RULE}`).describe(what);
@@ -35,6 +39,12 @@ const auth = z.object({ authorization: z.string().optional().describe('Bearer <t
 const startBody = z
   .strictObject({
     params: z.record(z.string(), parameterValue).optional().describe("parameter values by name (the definition's parameters)"),
+    notify: z
+      .array(notifyUrl)
+      .max(MAX_NOTIFY_URLS, `at most ${MAX_NOTIFY_URLS} URLs`)
+      .optional()
+      .describe("receivers of the run's signed events (Standard Webhooks), besides the definition's notify:"),
+    callback_url: notifyUrl.optional().describe('one receiver, the same as notify: [url]'),
   })
   .meta({ id: 'StartRun' });
 
@@ -60,6 +70,11 @@ const runState = z
     counts: z.unknown().describe('numbers: read, completed, failed, running, reused, cancelled, skipped'),
     ledger: z.unknown().describe('spentUsd, reservedUsd, budgetUsd'),
     waitingOnCheckpoint: z.array(z.string()).optional().describe('items whose research task waits at a checkpoint (absent where visibility cannot tell)'),
+    outputs: z
+      .object({ files: z.array(z.looseObject({ name: z.string(), url: z.string() })) })
+      .optional()
+      .describe('the output files, once written: links on this intake (and the S3 objects with the S3 store)'),
+    links: z.object({ items: z.string(), outputs: z.string() }).describe("the run's items (paged) and output files on this intake"),
   })
   .describe('the pipelineRunState query, with waitingOnCheckpoint')
   .meta({ id: 'RunProgress' });
@@ -74,6 +89,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
   const { client, timeoutMs } = options;
   app.addHook('onRequest', bearerAuthenticator(options.tokens));
   const security = [{ bearer: [] }];
+  await app.register(resultRoutes, { ...(options.results ? { store: options.results } : {}), ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) });
 
   app.post(
     '/pipelines/:pipeline/runs',
@@ -92,10 +108,20 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
       const { pipeline } = request.params;
       const runKey = request.headers['idempotency-key'];
       const loaded = await loadNamedPipeline(options.pipelinesDir, pipeline);
+      const notify = [...(request.body?.notify ?? []), ...(request.body?.callback_url ? [request.body.callback_url] : [])];
+      if (new Set([...(loaded.definition.notify ?? []), ...notify]).size > MAX_NOTIFY_URLS)
+        throw new IntakeError(422, `a run notifies at most ${MAX_NOTIFY_URLS} URLs, the definition's notify: included`, 'too_many_receivers', [
+          { path: 'body.notify', message: `at most ${MAX_NOTIFY_URLS} URLs with the definition's` },
+        ]);
       let started;
       try {
         started = await callTemporal(client, timeoutMs, `pipeline ${pipeline}`, () =>
-          startPipeline(client, loaded, request.body?.params ?? {}, { runKey, taskQueue: options.taskQueue }),
+          startPipeline(client, loaded, request.body?.params ?? {}, {
+            runKey,
+            taskQueue: options.taskQueue,
+            notify,
+            missingHint: (name) => `give it in the body as params.${name}`,
+          }),
         );
       } catch (error) {
         if (error instanceof RunKeyConflictError)
@@ -126,7 +152,21 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
     async (request) => {
       const { pipeline, runKey } = request.params;
       const progress = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}`, () => runProgress(client, pipeline, runKey));
-      return { ...progress };
+      // Output locations as a caller can reach them: links on this intake, never file:// paths on the worker's disk.
+      const { outputs, ...rest } = progress;
+      const base = runPath(pipeline, runKey);
+      return {
+        ...rest,
+        ...(outputs
+          ? {
+              outputs: {
+                // The change report is written beside the files, in the outputs folder.
+                files: [...outputs.files, ...(outputs.changes ? [outputs.changes] : [])].map((ref) => outputFileView(options.publicUrl, pipeline, runKey, ref)),
+              },
+            }
+          : {}),
+        links: { items: intakeLink(options.publicUrl, `${base}/items`), outputs: intakeLink(options.publicUrl, `${base}/outputs`) },
+      };
     },
   );
 

@@ -7,6 +7,7 @@ import type { WebhookSecretStore } from '../shared/webhook-secrets';
 import { ResearchPipelineKey } from '../workflows/search-attributes';
 import { errorBody, grpcCode, installErrorHandler } from './errors';
 import { IntakeMetrics } from './metrics';
+import type { ResultStore } from './result-routes';
 import { runRoutes } from './run-routes';
 import { webhookRoutes } from './webhook-route';
 
@@ -24,6 +25,8 @@ export interface IntakeOptions {
   secrets: WebhookSecretStore;
   /** Key of the webhook URLs' route tokens (the worker's INTAKE_KEY). */
   intakeKey: string;
+  /** The worker's artifact store, read by the results routes (without it they answer 501). */
+  results?: ResultStore;
   /** Bearer tokens of the app-event routes (none: those routes refuse every request). */
   tokens: readonly string[];
   pipelinesDir: string;
@@ -168,6 +171,7 @@ export async function buildIntake(options: IntakeOptions): Promise<Intake> {
     taskQueue: options.taskQueue,
     namespace: options.namespace,
     timeoutMs: temporalTimeoutMs,
+    ...(options.results ? { results: options.results } : {}),
     ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, '') } : {}),
   });

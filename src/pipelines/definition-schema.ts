@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notifySchema, postgresOutput } from './delivery-schema';
 import { parameterName, pipelineName, relativeFile, templateText } from './fields';
 import { parameterSpec } from './parameter-schema';
 import { scheduleSchema } from './schedule-schema';
@@ -88,14 +89,15 @@ const definitionObject = z.strictObject({
   on_item_failure: z.enum(['continue', 'fail_run']).default('continue').meta({ description: 'Whether one failed item (after retries) fails the run' }),
   synthesis: synthesisStep.optional(),
   outputs: z
-    .array(outputSchema)
+    .array(z.union([outputSchema, postgresOutput]))
     .min(1)
     .default([{ format: 'jsonl' }]),
+  notify: notifySchema.optional(),
   schedule: scheduleSchema.optional(),
 });
 
-/** A pipeline definition (`pipelines/*.yaml`): what to research for each item, how, within which limits, and what to make of the results. */
-export const pipelineDefinition = definitionObject.superRefine((definition, ctx) => {
+/** The definition's rules that need more than one field (template variables, schedule parameters). */
+const checkedDefinition = definitionObject.superRefine((definition, ctx) => {
   const parameters = Object.keys(definition.parameters);
   const perItem = { roots: ['item', 'params', 'pipeline', 'run'] as const, parameters };
   const perRun = { roots: ['params', 'pipeline', 'run'] as const, parameters };
@@ -126,6 +128,7 @@ export const pipelineDefinition = definitionObject.superRefine((definition, ctx)
   if (definition.input?.where) checkConditionScope(conditionFields(definition.input.where), ['input', 'where'], { roots: ['item', 'params'], parameters }, ctx);
   if (definition.synthesis) checkTemplateScope(definition.synthesis, ['synthesis'], perRun, ctx);
   definition.outputs.forEach((output, index) => {
+    if (!('format' in output)) return;
     checkTemplateScope(output.file ?? '', ['outputs', index, 'file'], perRun, ctx);
     const columnRoots = definition.steps
       ? (['item', 'result', 'steps', 'params', 'pipeline', 'run'] as const)
@@ -134,7 +137,7 @@ export const pipelineDefinition = definitionObject.superRefine((definition, ctx)
   });
   definition.outputs.forEach((output, index) => {
     // With steps, a CSV without columns gets one column group per step.
-    if (output.format === 'csv' && output.columns === undefined && !definition.steps)
+    if ('format' in output && output.format === 'csv' && output.columns === undefined && !definition.steps)
       ctx.addIssue({ code: 'custom', path: ['outputs', index, 'columns'], message: 'is required for csv (header -> template)' });
   });
   for (const name of Object.keys(definition.schedule?.set ?? {})) {
@@ -146,6 +149,15 @@ export const pipelineDefinition = definitionObject.superRefine((definition, ctx)
       });
   }
 });
+
+/** A pipeline definition (`pipelines/*.yaml`): what to research for each item, how, within which limits, and what to make of the results. */
+export const pipelineDefinition = checkedDefinition.transform(({ outputs, ...definition }) => {
+  // Files stay in `outputs` (a definition with only sinks still keeps its results as JSONL); sinks go to `sinks`.
+  const files = outputs.filter((output) => 'format' in output);
+  const sinks = outputs.flatMap((output) => ('postgres' in output ? [{ postgres: output.postgres }] : []));
+  return { ...definition, outputs: files.length > 0 ? files : [{ format: 'jsonl' as const }], sinks };
+});
+
 /** A definition as written (defaults not applied). */
 export type PipelineDefinitionInput = z.input<typeof pipelineDefinition>;
 /** A validated definition with defaults applied: plain JSON, safe to pass to a workflow. */

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 
-/** Types a parameter may declare; `--set` values are converted to them. */
-export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'date'] as const;
+/** Types a parameter may declare; `--set` values are converted to them (a list as JSON or comma-separated, an object as JSON). */
+export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'date', 'list', 'object'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
-/** A parameter value as a definition or a run gives it. */
-export const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
+const scalarValue = z.union([z.string(), z.number(), z.boolean()]);
+
+/** A parameter value as a definition or a run gives it: a scalar, a list of scalars (`type: list`), or an object (`type: object`). */
+export const parameterValue = z.union([scalarValue, z.array(scalarValue).max(1_000, 'at most 1,000 values'), z.record(z.string(), z.unknown())]);
 export type ParameterValue = z.infer<typeof parameterValue>;
 
 /** Why `value` is not a `type`, or undefined when it is. */
@@ -21,6 +23,10 @@ export function parameterTypeProblem(type: ParameterType, value: ParameterValue)
       return typeof value === 'boolean' ? undefined : 'must be true or false';
     case 'date':
       return typeof value === 'string' && z.iso.date().safeParse(value).success ? undefined : 'must be a date in YYYY-MM-DD form';
+    case 'list':
+      return Array.isArray(value) ? undefined : 'must be a list (a JSON array of strings, numbers or booleans)';
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object (a JSON object)';
   }
 }
 
@@ -40,8 +46,14 @@ export const parameterSpec = z
     if (spec.default === undefined) return;
     const problem = parameterTypeProblem(spec.type, spec.default);
     if (problem) ctx.addIssue({ code: 'custom', path: ['default'], message: `${problem} (type ${spec.type})` });
-    else if (spec.options && !spec.options.includes(spec.default as string | number)) {
+    else if (spec.options && !allowedBy(spec.options, spec.default)) {
       ctx.addIssue({ code: 'custom', path: ['default'], message: `must be one of the options: ${spec.options.join(', ')}` });
     }
   });
 export type ParameterSpec = z.output<typeof parameterSpec>;
+
+/** Whether a value keeps to a parameter's options: a scalar is one of them; each value of a list is. */
+export function allowedBy(options: ReadonlyArray<string | number>, value: ParameterValue): boolean {
+  if (Array.isArray(value)) return value.every((entry) => options.includes(entry as string | number));
+  return options.includes(value as string | number);
+}

@@ -1,4 +1,4 @@
-import { parameterTypeProblem, type ParameterSpec, type ParameterType, type ParameterValue } from './parameter-schema';
+import { allowedBy, parameterTypeProblem, type ParameterSpec, type ParameterType, type ParameterValue } from './parameter-schema';
 
 /** Parameter values that do not fit the definition; the message names every parameter and its rule. */
 export class ParameterError extends Error {
@@ -30,12 +30,34 @@ function fromText(type: ParameterType, text: string): ParameterValue {
       return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim()) ? Number(text) : text;
     case 'boolean':
       return text === 'true' ? true : text === 'false' ? false : text;
+    case 'list':
+      // A JSON array, or comma-separated text (--set tags=a,b).
+      return text.trim().startsWith('[')
+        ? (parsedJson(text) ?? text)
+        : text
+            .split(',')
+            .map((part) => part.trim())
+            .filter(Boolean);
+    case 'object':
+      return parsedJson(text) ?? text;
     default:
       return text;
   }
 }
 
-const shown = (value: ParameterValue): string => (typeof value === 'string' ? `"${value}"` : String(value));
+/** JSON text as a parameter value, or undefined when it is not JSON. */
+function parsedJson(text: string): ParameterValue | undefined {
+  try {
+    return JSON.parse(text) as ParameterValue;
+  } catch {
+    return undefined;
+  }
+}
+
+const shown = (value: ParameterValue): string => {
+  const text = typeof value === 'string' ? `"${value}"` : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+};
 
 /**
  * The values of every declared parameter for one run: an override, else the default. Overrides given
@@ -45,7 +67,7 @@ const shown = (value: ParameterValue): string => (typeof value === 'string' ? `"
 export function resolveParameters(
   specs: Readonly<Record<string, ParameterSpec>>,
   overrides: Readonly<Record<string, ParameterValue>> = {},
-  options: { textValues?: boolean } = {},
+  options: { textValues?: boolean; missingHint?: (name: string) => string } = {},
 ): Record<string, ParameterValue> {
   const problems: string[] = [];
   const declared = Object.keys(specs);
@@ -58,12 +80,12 @@ export function resolveParameters(
     const given = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
     const value = given !== undefined && options.textValues && typeof given === 'string' ? fromText(spec.type, given) : (given ?? spec.default);
     if (value === undefined) {
-      problems.push(`parameter ${name}: is required (no default; give --set ${name}=...)`);
+      problems.push(`parameter ${name}: is required (no default; ${options.missingHint ? options.missingHint(name) : `give --set ${name}=...`})`);
       continue;
     }
     const problem = parameterTypeProblem(spec.type, value);
     if (problem) problems.push(`parameter ${name}: ${problem} (got ${shown(value)})`);
-    else if (spec.options && !spec.options.includes(value as string | number))
+    else if (spec.options && !allowedBy(spec.options, value))
       problems.push(`parameter ${name}: must be one of ${spec.options.join(', ')} (got ${shown(value)})`);
     else values[name] = value;
   }

@@ -7,9 +7,10 @@ import { describeCondition, evaluateCondition, type Condition } from './conditio
 import type { PipelineDefinition } from './definition-schema';
 import { estimateStep } from './estimate';
 import { sequenceSteps, type SequenceStepSpec } from './step-kind';
+import type { ParameterValue } from './parameter-schema';
 import type { CostEstimate } from './types';
 
-type Params = Record<string, string | number | boolean>;
+type Params = Record<string, ParameterValue>;
 
 /** Whether `input.where:` keeps a row (true when there is no filter). */
 export function keptByWhere(definition: Pick<PipelineDefinition, 'input'>, value: unknown, params: Params): boolean {

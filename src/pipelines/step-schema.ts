@@ -3,6 +3,11 @@ import { answerRequest, contentsRequest, createBatchFields, createTaskRequest, m
 import { conditionSchema } from './condition';
 import { dateOrTemplate, templateText, urlOrTemplate } from './fields';
 
+/** A step's own `webhook_url` would replace the worker's (its intake's) completion webhook: refused, with where to go instead. */
+const noWebhookUrl = z
+  .never({ error: "is set by the worker (its intake's completion webhook, or polling without one); name your own receivers in notify:" })
+  .optional();
+
 // Each step reuses the request schema of its API route, so a field means and checks the same here as
 // in the client. Strings may be templates: each item's rendered request is checked again by the
 // route's own schema (`renderItemRequest`), so rules a template could break are enforced per item.
@@ -24,6 +29,7 @@ const {
 export const deepresearchStep = z
   .strictObject({
     ...taskFields,
+    webhook_url: noWebhookUrl,
     query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
     urls: z.array(urlOrTemplate).max(10, 'at most 10 URLs').optional(),
   })
@@ -33,6 +39,7 @@ export const deepresearchStep = z
 export const batchStep = z
   .strictObject({
     ...createBatchFields,
+    webhook_url: noWebhookUrl,
     query: templateText.pipe(z.string().trim().min(1, 'must not be empty')),
   })
   .meta({

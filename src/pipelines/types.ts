@@ -4,6 +4,7 @@
  */
 export type { PipelineDefinition, PipelineDefinitionInput } from './definition-schema';
 export type { ParameterSpec, ParameterType, ParameterValue } from './parameter-schema';
+import type { ParameterValue } from './parameter-schema';
 export type { StepKind } from './step-schema';
 
 /** Where a run's items come from, with file paths made absolute: small enough to keep in workflow state. */
@@ -62,7 +63,7 @@ export interface ItemPage<T extends SourceItem = SourceItem> {
 
 /** Values templates can use besides `item`: the run's parameters, the pipeline and the run. */
 export interface RunContext {
-  params: Record<string, string | number | boolean>;
+  params: Record<string, ParameterValue>;
   pipeline: { name: string };
   /** `key`: the run key (schedule slot or app-event idempotency key); `date`: the run's start date, YYYY-MM-DD. */
   run: { key: string; date: string };

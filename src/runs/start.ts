@@ -77,6 +77,10 @@ export interface StartPipelineOptions {
   polling?: PollingOverrides;
   /** Values given as text (the command line) are converted to the parameters' types. */
   textValues?: boolean;
+  /** How a missing parameter's error says to give it (the command line's `--set name=...` by default). */
+  missingHint?: (name: string) => string;
+  /** Receivers of the run's notifications besides the definition's `notify:` (checked by the caller). */
+  notify?: readonly string[];
 }
 
 /** What `startPipeline` did: started a run, or found the one this run key already has. */
@@ -103,10 +107,14 @@ export async function startPipeline(
   const input: PipelineRunInput = {
     definition,
     source: itemSource(loaded),
-    params: resolveParameters(definition.parameters, params, { textValues: options.textValues }),
+    params: resolveParameters(definition.parameters, params, {
+      textValues: options.textValues,
+      ...(options.missingHint ? { missingHint: options.missingHint } : {}),
+    }),
     runKey: options.runKey,
     ...(options.compareWithPrevious ? { compareWithPrevious: true } : {}),
     ...(options.polling ? { polling: options.polling } : {}),
+    ...(options.notify && options.notify.length > 0 ? { notify: [...options.notify] } : {}),
   };
   const workflowId = pipelineRunWorkflowId(definition.name, options.runKey);
   const fingerprint = paramsFingerprint(input.params);

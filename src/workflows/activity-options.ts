@@ -79,7 +79,37 @@ export const lookup: ActivityOptions = {
 };
 
 /**
+ * A run notification to one receiver: each attempt waits at most 15 s for its answer; a receiver that is
+ * down is tried again with backoff (5 s doubling to 10 minutes) for about two hours, then the run notes
+ * the failure and goes on. Nothing is paid, so no heartbeat is needed.
+ */
+export const notifyCall: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { ...retry, initialInterval: '5 seconds', maximumInterval: '10 minutes', maximumAttempts: 18 },
+};
+
+/**
+ * Writing a run's rows to a SQL sink: heartbeating while it works; a database that is down is tried
+ * again with backoff (to 10 minutes apart) for about two hours, then the run notes it and ends.
+ */
+export const sinkJob: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { ...retry, initialInterval: '5 seconds', maximumInterval: '10 minutes', maximumAttempts: 18 },
+};
+
+/**
  * Every named option set, for the audit that each paid call is covered (test/workflows/activity-options.test.ts).
  * Workflows reach activities only through the proxies of `activity-proxies.ts`, one per set.
  */
-export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> = { shortCall, createCall, itemCall, storeJob, handlerCall, batchAdd, lookup };
+export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> = {
+  shortCall,
+  createCall,
+  itemCall,
+  storeJob,
+  handlerCall,
+  batchAdd,
+  lookup,
+  notifyCall,
+  sinkJob,
+};

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { batchAdd, createCall, handlerCall, itemCall, lookup, shortCall, storeJob } from './activity-options';
+import { batchAdd, createCall, handlerCall, itemCall, lookup, notifyCall, shortCall, sinkJob, storeJob } from './activity-options';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -21,3 +21,7 @@ export const handlerCalls = proxyActivities<Activities>(handlerCall);
 export const batchAdds = proxyActivities<Activities>(batchAdd);
 /** A lookup the workflow can go on without: a few quick tries (`lookup`). */
 export const lookups = proxyActivities<Activities>(lookup);
+/** A run notification to one receiver, retried with backoff for about two hours (`notifyCall`). */
+export const notifyCalls = proxyActivities<Activities>(notifyCall);
+/** Writing a run's rows to its SQL sinks, retried with backoff for about two hours (`sinkJob`). */
+export const sinkJobs = proxyActivities<Activities>(sinkJob);

@@ -7,6 +7,7 @@ import type { ItemSettledReport } from '../domain/pipeline-types';
 import { initialCarried, PipelineRunModel } from './pipeline-run-model';
 import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domain/pipeline-types';
 import { PublishedAttributes } from './published-attributes';
+import { RunNotifier } from './run-notifications';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 
 /**
@@ -48,6 +49,8 @@ export class PipelineRun {
   /** Something happened (a message came, an item ended) that the run's next wait must not sleep through. */
   changed = false;
   readonly #attributes = new PublishedAttributes();
+  /** Tells the run's `notify:` receivers when it waits and when it ends. */
+  readonly notifier: RunNotifier;
 
   constructor(readonly input: PipelineRunInput) {
     const { definition } = input;
@@ -71,6 +74,7 @@ export class PipelineRun {
       this.carried,
       Date.now(),
     );
+    this.notifier = new RunNotifier(this);
   }
 
   /** Names the run's pipeline for operators' filters. */
@@ -89,6 +93,7 @@ export class PipelineRun {
       { kind: 'when', keys: [ResearchStatusKey.name] },
     );
     setCurrentDetails(model.details(Date.now()));
+    this.notifier.observe();
   }
 
   /** Shows what the run spent, whatever its phase (its last word). */

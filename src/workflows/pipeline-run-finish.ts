@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, WorkflowIdReusePolicy, condition, executeChild, patched, sleep } from '@temporalio/workflow';
 import type { LookedItemWorkflow } from '../activities/item-workflows';
 import type { ArtifactRef } from '../domain/artifacts';
-import { itemCalls, shortCalls, storeJobs } from './activity-proxies';
+import { itemCalls, shortCalls, sinkJobs, storeJobs } from './activity-proxies';
 import { handlersFinished } from './continue-as-new';
 import { failureMessage } from './failure-info';
 import { FailureType } from '../domain/failures';
@@ -45,6 +45,14 @@ export async function finishRun(run: PipelineRun, strategy: RunStrategy): Promis
     ...(synthesis ? { synthesis } : {}),
   });
   model.outputs = outputs;
+  // Definitions from before sinks existed have none: their histories issue no new command.
+  if ((definition.sinks ?? []).length > 0 && patched('sql-sinks')) {
+    try {
+      await sinkJobs.sinkPipelineRows({ definition, runKey: run.runKey, prefix: run.prefix });
+    } catch (error) {
+      model.note(`SQL sink not written: ${failureMessage(error)}`);
+    }
+  }
   model.phase = model.fatal !== undefined ? 'failed' : model.cancelled ? 'cancelled' : 'completed';
   model.detail = model.fatal;
   if (model.openAtService > 0) {
@@ -54,6 +62,7 @@ export async function finishRun(run: PipelineRun, strategy: RunStrategy): Promis
   }
   run.publish();
   run.showSpent();
+  await run.notifier.finish(outputs);
   await handlersFinished();
   const { running: _running, ...counts } = model.counts;
   if (model.fatal !== undefined) {

@@ -121,6 +121,7 @@ export class WindowStrategy implements RunStrategy {
       }
       if (model.draining && model.drained) {
         await run.flush();
+        await run.notifier.settle();
         const { carried, runKey } = run;
         return await continueAsNewAfterHandlers<PipelineRunWorkflow>(() => ({
           ...run.input,

@@ -154,7 +154,8 @@ describe('intake HTTP routes while Temporal is down', () => {
     test('parameters of the wrong type are named; unknown fields refused; unknown pipelines 404', async () => {
       const headers = { ...auth, 'idempotency-key': 'evt-1' };
       const typed = await intake.app.inject({ method: 'POST', url: '/pipelines/quick-answers/runs', headers, payload: { params: { depth: { deep: true } } } });
-      expect(typed.statusCode).toBe(400);
+      // An object is a parameter value (for `type: object`): the definition's type refuses it, by name.
+      expect(typed.statusCode).toBe(422);
       expect(typed.json().issues[0].path).toBe('body.params.depth');
       const extra = await intake.app.inject({ method: 'POST', url: '/pipelines/quick-answers/runs', headers, payload: { parameters: {} } });
       expect(extra.statusCode).toBe(400);
@@ -204,6 +205,10 @@ describe('intake HTTP routes while Temporal is down', () => {
       'GET /metrics',
       'GET /openapi.json',
       'GET /pipelines/{pipeline}/runs/{runKey}',
+      'GET /pipelines/{pipeline}/runs/{runKey}/items',
+      'GET /pipelines/{pipeline}/runs/{runKey}/items/{item}/files/{file}',
+      'GET /pipelines/{pipeline}/runs/{runKey}/outputs',
+      'GET /pipelines/{pipeline}/runs/{runKey}/outputs/{*}',
       'GET /readyz',
       'POST /pipelines/{pipeline}/runs',
       'POST /pipelines/{pipeline}/runs/{runKey}/cancel',

@@ -101,6 +101,8 @@ export interface WorldOptions {
   secrets?: WebhookSecretStore;
   /** The intake's (the worker's by default). */
   intakeSecrets?: WebhookSecretStore;
+  /** More of the worker's activity dependencies (a notification secret, the environment of a SQL sink). */
+  deps?: Partial<ActivityDeps>;
 }
 
 /**
@@ -135,7 +137,7 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
     });
     intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
   }
-  const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl, intakeKey } : {}) };
+  const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl, intakeKey } : {}), ...options.deps };
   current = createActivities(deps);
   return {
     emulator,
