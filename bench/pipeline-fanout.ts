@@ -148,7 +148,7 @@ export async function runFanoutBench(
     return await worker.runUntil(async () => {
       const rows = Array.from({ length: ITEMS }, (_, index) => JSON.stringify({ id: `t${index + 1}`, topic: `topic number ${index + 1}` })).join('\n');
       await writeFile(path.join(dir, 'items.jsonl'), `${rows}\n`);
-      const yaml = `name: fanout\ninput:\n  jsonl: items.jsonl\n  key: "{{ item.id }}"\n${stepYaml(STEP)}concurrency: ${WINDOW}\nstart_rate_per_second: 100\nbudget_usd: 1000000\n`;
+      const yaml = `name: fanout\ninput:\n  jsonl: items.jsonl\n  key: "{{ item.id }}"\n${stepYaml(STEP)}concurrency: ${WINDOW}\nstart_rate_per_second: 1000\nbudget_usd: 1000000\n`;
       const file = path.join(dir, 'pipeline.yaml');
       await writeFile(file, yaml);
       const loaded = parsePipelineDefinition(yaml, file);

@@ -43,6 +43,8 @@ export class ArtifactNotFoundError extends Error {
 }
 
 const META_DIR = '.meta';
+/** Folders a local store remembers as made (see `#inFolder`). */
+const KNOWN_FOLDERS = 512;
 
 interface Sidecar {
   contentType: string;
@@ -61,6 +63,8 @@ interface Sidecar {
  */
 export class LocalArtifactStore implements ArtifactStore {
   readonly rootDir: string;
+  /** Folders this store made or found: a put into one skips `mkdir` (it makes the folder again if it vanished). */
+  readonly #folders = new Set<string>();
 
   constructor(rootDir: string) {
     this.rootDir = path.resolve(rootDir);
@@ -69,12 +73,11 @@ export class LocalArtifactStore implements ArtifactStore {
   /** Writes atomically and returns the reference. */
   async put(key: string, data: ArtifactData, contentType: string): Promise<ArtifactRef> {
     const file = this.#fileOf(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
     const hash = createHash('sha256');
     let bytes = 0;
     let written: { ino: number; mtimeMs: number } | undefined;
-    const handle = await open(temp, 'wx');
+    const handle = await this.#inFolder(temp, () => open(temp, 'wx'));
     try {
       for await (const chunk of chunksOf(data)) {
         hash.update(chunk);
@@ -157,10 +160,28 @@ export class LocalArtifactStore implements ArtifactStore {
 
   async #writeSidecar(key: string, sidecar: Sidecar): Promise<void> {
     const file = this.#sidecarOf(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const temp = `${file}.${randomUUID()}.tmp`;
-    await writeFile(temp, JSON.stringify(sidecar));
+    await this.#inFolder(temp, () => writeFile(temp, JSON.stringify(sidecar)));
     await rename(temp, file);
+  }
+
+  /** Runs `create` (which makes `file`), making its folder first unless this store knows it exists; again after making it if it vanished. */
+  async #inFolder<T>(file: string, create: () => Promise<T>): Promise<T> {
+    const folder = path.dirname(file);
+    if (this.#folders.has(folder)) {
+      try {
+        return await create();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        this.#folders.delete(folder);
+      }
+    }
+    await mkdir(folder, { recursive: true });
+    const made = await create();
+    // Bounded: a run makes a folder per item for attempt markers; forgetting costs one mkdir.
+    if (this.#folders.size >= KNOWN_FOLDERS) this.#folders.clear();
+    this.#folders.add(folder);
+    return made;
   }
 
   async #readSidecar(key: string): Promise<Sidecar | undefined> {

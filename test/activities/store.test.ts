@@ -86,6 +86,17 @@ describe('LocalArtifactStore', () => {
     expect((await store.list('r')).map((ref) => ref.key)).toEqual(['r/1/a.md', 'r/2/b.md']);
     expect((await store.list('')).map((ref) => ref.key)).toEqual(['other/c.md', 'r/1/a.md', 'r/2/b.md']);
   });
+
+  test('a put into a folder removed since the last put makes it again', async () => {
+    const store = new LocalArtifactStore(dir);
+    await store.put('run/items/a.json', '{}', 'application/json');
+    await rm(path.join(dir, 'run'), { recursive: true });
+    await rm(path.join(dir, '.meta'), { recursive: true });
+    const ref = await store.put('run/items/b.json', '{"b":1}', 'application/json');
+    expect(ref).toMatchObject({ key: 'run/items/b.json', bytes: 7, contentType: 'application/json' });
+    expect(Buffer.from(await store.get('run/items/b.json')).toString('utf8')).toBe('{"b":1}');
+    expect(await store.stat('run/items/b.json')).toEqual(ref);
+  });
 });
 
 describe('webhook secret stores', () => {
