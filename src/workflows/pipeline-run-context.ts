@@ -10,7 +10,7 @@ import { PublishedAttributes } from './published-attributes';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 
 /** Most item records one background write carries (its input sits in history). */
-export const MAX_RECORDS_PER_WRITE = 100;
+export const MAX_RECORDS_PER_WRITE = 50;
 
 /**
  * How a pipeline run works through its items: a sliding window of child workflows and activities
