@@ -107,7 +107,7 @@ export class PipelineRun {
   /** The records write running in the background (`flushInBackground`), if any. */
   #writing?: Promise<void>;
   /** Why the last background write failed; the next `flush` throws it. */
-  #writeFailure?: unknown;
+  #writeFailure?: Error;
 
   /** Writes the records of ended items to the store, after any write running in the background. */
   async flush(): Promise<void> {
@@ -132,7 +132,7 @@ export class PipelineRun {
       },
       (error: unknown) => {
         this.model.pending.unshift(...records);
-        this.#writeFailure = error;
+        this.#writeFailure = error instanceof Error ? error : new Error(String(error));
         this.#writing = undefined;
         this.wake();
       },
