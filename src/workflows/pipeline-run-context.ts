@@ -113,9 +113,20 @@ export class PipelineRun {
   async flush(): Promise<void> {
     while (this.#writing) await this.#writing;
     if (this.#writeFailure !== undefined) throw this.#writeFailure;
-    const records = this.model.takePending();
-    if (records.length > 0) await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+    if (!this.#chunked) {
+      const records = this.model.takePending();
+      if (records.length > 0) await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+      return;
+    }
+    // Chunks, so no write's input (it sits in history) grows with the backlog.
+    while (this.model.pending.length > 0) {
+      const records = this.model.pending.splice(0, MAX_RECORDS_PER_WRITE);
+      await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+    }
   }
+
+  /** Records are written in chunks of at most `MAX_RECORDS_PER_WRITE` (set once a run writes beside its window). */
+  #chunked = false;
 
   /**
    * Starts writing the records of ended items (at most `MAX_RECORDS_PER_WRITE`) without waiting for it,
@@ -123,6 +134,7 @@ export class PipelineRun {
    * cancellation; a write that fails puts its records back, and the next `flush` throws its error.
    */
   flushInBackground(): void {
+    this.#chunked = true;
     if (this.#writing || this.#writeFailure !== undefined) return;
     const records = this.model.pending.splice(0, MAX_RECORDS_PER_WRITE);
     if (records.length === 0) return;
