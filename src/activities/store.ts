@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contentTypeOf } from './filenames';
@@ -43,6 +43,8 @@ export class ArtifactNotFoundError extends Error {
 }
 
 const META_DIR = '.meta';
+/** Largest file a local store keeps no sidecar for when its content type is the one its name gives. */
+const NO_SIDECAR_BYTES = 64 * 1024;
 /** Folders a local store remembers as made (see `#inFolder`). */
 const KNOWN_FOLDERS = 512;
 
@@ -97,6 +99,15 @@ export class LocalArtifactStore implements ArtifactStore {
     // sidecar names the file it describes (a rename keeps the inode), so stat never pairs one put's hash
     // with another's bytes.
     const sidecar: Sidecar = { contentType, sha256: hash.digest('hex'), bytes, ...(written ? { ino: written.ino, mtimeMs: written.mtimeMs } : {}) };
+    if (bytes <= NO_SIDECAR_BYTES && contentType === contentTypeOf(key)) {
+      // A small file whose type its name says needs no sidecar: stat reads and hashes it instead, which
+      // costs about what reading a sidecar does, and each put (one per item record or result) saves a
+      // second file. A sidecar an earlier put left is removed (it no longer describes the file).
+      await unlink(this.#sidecarOf(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      return this.#refOf(key, file, sidecar);
+    }
     await this.#writeSidecar(key, sidecar);
     return this.#refOf(key, file, sidecar);
   }
