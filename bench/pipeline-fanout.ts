@@ -1,33 +1,89 @@
 // Fan-out benchmark: a pipeline run over N items (10,000 by default) on a real Temporal dev server,
 // beside a bare loop of the same service calls in the same window, in one process: events per history
 // run, largest payload, continue-as-new count, worker memory, CPU per item and items per second.
-// Search items (single calls, run as activities) keep the service's own time out of the figures.
+// Search items (single calls, run as activities) keep the service's own time out of the figures;
+// `--step=answer` runs Answer items (a streamed call) instead.
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { ResearchClient } from '../src/api';
-import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
+import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
 import { startEmulator } from '../src/emulator/server';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
 import { type TemporalServer } from '../src/temporal/server';
+import { createWorkerOptions } from '../src/worker';
 import type { PipelineRunInput, PipelineRunResult } from '../src/domain/pipeline-types';
 import { chainHistories, largestPayloadIn } from '../test/support/server/history';
-import { log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
+import type { BenchStep } from './workflows/bare-loop';
+import { flagValue, hasFlag, log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 
-interface Figures {
+/** What one side (the pipeline, or the bare loop) measured. */
+export interface Figures {
   seconds: number;
   itemsPerSecond: number;
   runs: number;
   maxEventsPerRun: number;
   largestPayloadBytes: number;
   cpuMsPerItem: number;
+  /** Highest RSS of the process while this side ran. */
   peakRssMb: number;
+  /** RSS when this side started. */
+  startRssMb: number;
+}
+
+/** The figures a script checks: `--json` prints this object last. */
+export interface FanoutSummary {
+  items: number;
+  window: number;
+  step: BenchStep;
+  pipelineItemsPerSec: number;
+  bareItemsPerSec: number;
+  ratio: number;
+  cpuMsPerItem: number;
+  bareCpuMsPerItem: number;
+  peakRssMb: number;
+  bareRssMb: number;
+  maxEventsPerRun: number;
+  runs: number;
+  largestPayloadBytes: number;
+  pipelineSeconds: number;
+  bareSeconds: number;
+  /** Load average (1 minute) when the bench started and ended: the machine's other work. */
+  loadAverage: [number, number];
+}
+
+const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
+
+/**
+ * With BENCH_PROFILE=DIR, profiles the main thread (activities, emulator, client, the SDK's JavaScript)
+ * while `run` runs and writes `DIR/<name>.cpuprofile` (`bench/profile-summary.ts` reads it). The
+ * workflow thread is profiled with `node --cpu-prof` instead (it is small; see bench/README.md).
+ */
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return await run();
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  try {
+    return await run();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 async function measure(client: Client, workflowId: string, items: number, start: () => Promise<unknown>): Promise<Figures> {
-  let peakRss = process.memoryUsage().rss;
+  const startRss = process.memoryUsage().rss;
+  let peakRss = startRss;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 200);
@@ -46,30 +102,57 @@ async function measure(client: Client, workflowId: string, items: number, start:
     largestPayloadBytes: Math.max(...histories.map(largestPayloadIn)),
     cpuMsPerItem: (used.user + used.system) / 1000 / items,
     peakRssMb: peakRss / 1_048_576,
+    startRssMb: startRss / 1_048_576,
   };
 }
 
-/** Runs `items` searches through pipelineRunWorkflow and through the bare loop on `server`, one after the other. */
+/** The step each item runs, in the definition's YAML. */
+function stepYaml(step: BenchStep): string {
+  if (step === 'answer') return `step:\n  answer:\n    query: "{{ item.topic }}"\n    search_type: web\n`;
+  return `step:\n  search:\n    query: "{{ item.topic }}"\n    search_type: web\n    max_num_results: 2\n    max_price: 1\n    response_length: 200\n`;
+}
+
+/**
+ * Runs `items` calls through pipelineRunWorkflow and through the bare loop on `server`, one after the
+ * other, on a worker built with the production options (`createWorkerOptions`: interceptors, payload
+ * codec). `only` runs one side (for a profile of it alone).
+ */
 export async function runFanoutBench(
   server: TemporalServer,
-  options: { items?: number; window?: number } = {},
-): Promise<{ pipeline: Figures; bare: Figures; rows: BenchRow[] }> {
+  options: { items?: number; window?: number; step?: BenchStep; only?: 'pipeline' | 'bare' } = {},
+): Promise<{ pipeline?: Figures; bare?: Figures; rows: BenchRow[]; summary?: FanoutSummary }> {
   const ITEMS = options.items ?? 10_000;
   const WINDOW = options.window ?? 50;
+  const STEP = options.step ?? 'search';
+  const loadBefore = (await import('node:os')).loadavg()[0]!;
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-bench-fanout-'));
-  const emulator = await startEmulator({ seed: 'bench', defaultCreditsUsd: 1_000_000, rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 } });
+  const emulator = await startEmulator({ seed: 'bench', defaultCreditsUsd: 1_000_000_000, rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 } });
   const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
   const taskQueue = `bench-fanout-${Date.now()}`;
+  const production = createWorkerOptions(
+    { temporal: { namespace: server.namespace, taskQueue } },
+    { api, store: new LocalArtifactStore(path.join(dir, 'store')), secrets: new InMemoryWebhookSecretStore() },
+    require.resolve('./workflows'),
+  );
   const activities = {
-    ...createActivities({ api, store: new LocalArtifactStore(path.join(dir, 'store')), secrets: new InMemoryWebhookSecretStore() }),
+    ...(production.activities as Record<string, (...args: never[]) => unknown>),
     benchSearch: async ({ query }: { query: string }) =>
       (await api.search({ query, search_type: 'web', max_num_results: 2, max_price: 1, response_length: 200 })).results.length,
+    benchAnswer: async ({ query }: { query: string }) => {
+      let characters = 0;
+      for await (const event of api.answer({ query, search_type: 'web' })) if (event.type === 'content') characters += event.delta.length;
+      return characters;
+    },
   };
+  // Bundled ahead of time in a child process, as a deployment would: webpack's memory stays out of the figures.
+  const codePath = path.join(dir, 'workflow-bundle.js');
+  await promisify(execFile)(process.execPath, [require.resolve('./run.js'), require.resolve('./bundle-workflows.ts'), codePath]);
+  const { workflowsPath: _bundled, interceptors, ...settings } = production;
   const worker = await Worker.create({
+    ...settings,
+    workflowBundle: { codePath },
+    interceptors: { activity: interceptors?.activity ?? [] },
     connection: server.nativeConnection,
-    namespace: server.namespace,
-    taskQueue,
-    workflowsPath: require.resolve('./workflows'),
     activities,
     maxConcurrentActivityTaskExecutions: WINDOW * 2,
   });
@@ -78,7 +161,7 @@ export async function runFanoutBench(
     return await worker.runUntil(async () => {
       const rows = Array.from({ length: ITEMS }, (_, index) => JSON.stringify({ id: `t${index + 1}`, topic: `topic number ${index + 1}` })).join('\n');
       await writeFile(path.join(dir, 'items.jsonl'), `${rows}\n`);
-      const yaml = `name: fanout\ninput:\n  jsonl: items.jsonl\n  key: "{{ item.id }}"\nstep:\n  search:\n    query: "{{ item.topic }}"\n    search_type: web\n    max_num_results: 2\n    max_price: 1\n    response_length: 200\nconcurrency: ${WINDOW}\nstart_rate_per_second: 100\nbudget_usd: 100000\n`;
+      const yaml = `name: fanout\ninput:\n  jsonl: items.jsonl\n  key: "{{ item.id }}"\n${stepYaml(STEP)}concurrency: ${WINDOW}\nstart_rate_per_second: 1000\nbudget_usd: 1000000\n`;
       const file = path.join(dir, 'pipeline.yaml');
       await writeFile(file, yaml);
       const loaded = parsePipelineDefinition(yaml, file);
@@ -89,62 +172,58 @@ export async function runFanoutBench(
         params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
         runKey: `bench-${stamp}`,
       };
-      log(`fan-out: ${ITEMS} items through pipelineRunWorkflow (window ${WINDOW})…`);
-      const pipelineId = `pipeline-run/fanout/bench-${stamp}`;
-      const pipeline = await measure(client, pipelineId, ITEMS, async () => {
-        const result = (await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: pipelineId, args: [input] })) as PipelineRunResult;
-        if (result.counts.completed !== ITEMS) throw new Error(`pipeline completed ${result.counts.completed} of ${ITEMS} items`);
-      });
-      log(`fan-out: ${ITEMS} items through the bare loop…`);
-      const bareId = `bench/bare-loop-${stamp}`;
-      const bare = await measure(client, bareId, ITEMS, () =>
-        client.workflow.execute('bareLoopWorkflow', { taskQueue, workflowId: bareId, args: [{ queries: ITEMS, window: WINDOW, perRun: 2_500 }] }),
-      );
-      const bench = `fan-out ${ITEMS.toLocaleString('en')} items, window ${WINDOW}`;
-      const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+      let pipeline: Figures | undefined;
+      let bare: Figures | undefined;
+      if (options.only !== 'bare') {
+        log(`fan-out: ${ITEMS} ${STEP} items through pipelineRunWorkflow (window ${WINDOW})…`);
+        const pipelineId = `pipeline-run/fanout/bench-${stamp}`;
+        pipeline = await measure(client, pipelineId, ITEMS, () =>
+          profiled(`pipeline-${STEP}-${ITEMS}`, async () => {
+            const result = (await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: pipelineId, args: [input] })) as PipelineRunResult;
+            if (result.counts.completed !== ITEMS) throw new Error(`pipeline completed ${result.counts.completed} of ${ITEMS} items`);
+          }),
+        );
+      }
+      if (options.only !== 'pipeline') {
+        log(`fan-out: ${ITEMS} ${STEP} calls through the bare loop…`);
+        const bareId = `bench/bare-loop-${stamp}`;
+        bare = await measure(client, bareId, ITEMS, () =>
+          profiled(`bare-${STEP}-${ITEMS}`, () =>
+            client.workflow.execute('bareLoopWorkflow', {
+              taskQueue,
+              workflowId: bareId,
+              args: [{ queries: ITEMS, window: WINDOW, perRun: 2_500, step: STEP }],
+            }),
+          ),
+        );
+      }
+      const loadAfter = (await import('node:os')).loadavg()[0]!;
+      const summary: FanoutSummary | undefined =
+        pipeline && bare
+          ? {
+              items: ITEMS,
+              window: WINDOW,
+              step: STEP,
+              pipelineItemsPerSec: round(pipeline.itemsPerSecond, 1),
+              bareItemsPerSec: round(bare.itemsPerSecond, 1),
+              ratio: round(pipeline.itemsPerSecond / bare.itemsPerSecond),
+              cpuMsPerItem: round(pipeline.cpuMsPerItem),
+              bareCpuMsPerItem: round(bare.cpuMsPerItem),
+              peakRssMb: round(pipeline.peakRssMb, 0),
+              bareRssMb: round(bare.peakRssMb, 0),
+              maxEventsPerRun: pipeline.maxEventsPerRun,
+              runs: pipeline.runs,
+              largestPayloadBytes: pipeline.largestPayloadBytes,
+              pipelineSeconds: round(pipeline.seconds, 1),
+              bareSeconds: round(bare.seconds, 1),
+              loadAverage: [round(loadBefore), round(loadAfter)],
+            }
+          : undefined;
       return {
-        pipeline,
-        bare,
-        rows: [
-          {
-            bench,
-            figure: 'items per second',
-            measured: pipeline.itemsPerSecond.toFixed(0),
-            baseline: `${bare.itemsPerSecond.toFixed(0)} (bare loop)`,
-            goal: '',
-          },
-          {
-            bench,
-            figure: 'most events in one history run',
-            measured: String(pipeline.maxEventsPerRun),
-            baseline: String(bare.maxEventsPerRun),
-            goal: '< 10,240',
-            met: pipeline.maxEventsPerRun < 10_240,
-          },
-          { bench, figure: 'runs in the continue-as-new chain', measured: String(pipeline.runs), baseline: String(bare.runs), goal: '' },
-          {
-            bench,
-            figure: 'largest payload',
-            measured: kb(pipeline.largestPayloadBytes),
-            baseline: kb(bare.largestPayloadBytes),
-            goal: '< 64 KB',
-            met: pipeline.largestPayloadBytes < 64 * 1024,
-          },
-          {
-            bench,
-            figure: 'orchestration CPU per item',
-            measured: `${pipeline.cpuMsPerItem.toFixed(2)} ms`,
-            baseline: `${bare.cpuMsPerItem.toFixed(2)} ms`,
-            goal: '',
-          },
-          {
-            bench,
-            figure: 'peak RSS (worker, emulator, client)',
-            measured: `${pipeline.peakRssMb.toFixed(0)} MB`,
-            baseline: `${bare.peakRssMb.toFixed(0)} MB`,
-            goal: '',
-          },
-        ],
+        ...(pipeline ? { pipeline } : {}),
+        ...(bare ? { bare } : {}),
+        rows: pipeline && bare ? fanoutRows(ITEMS, WINDOW, STEP, pipeline, bare) : [],
+        ...(summary ? { summary } : {}),
       };
     });
   } finally {
@@ -154,14 +233,74 @@ export async function runFanoutBench(
   }
 }
 
+function fanoutRows(items: number, window: number, step: BenchStep, pipeline: Figures, bare: Figures): BenchRow[] {
+  const bench = `fan-out ${items.toLocaleString('en')} ${step} items, window ${window}`;
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const ratio = pipeline.itemsPerSecond / bare.itemsPerSecond;
+  return [
+    {
+      bench,
+      figure: 'items per second (share of the bare loop)',
+      measured: `${pipeline.itemsPerSecond.toFixed(0)} (${ratio.toFixed(2)})`,
+      baseline: `${bare.itemsPerSecond.toFixed(0)} (bare loop)`,
+      goal: '>= 0.7 of bare',
+      met: ratio >= 0.7,
+    },
+    {
+      bench,
+      figure: 'most events in one history run',
+      measured: String(pipeline.maxEventsPerRun),
+      baseline: String(bare.maxEventsPerRun),
+      goal: '< 10,240',
+      met: pipeline.maxEventsPerRun < 10_240,
+    },
+    { bench, figure: 'runs in the continue-as-new chain', measured: String(pipeline.runs), baseline: String(bare.runs), goal: '' },
+    {
+      bench,
+      figure: 'largest payload',
+      measured: kb(pipeline.largestPayloadBytes),
+      baseline: kb(bare.largestPayloadBytes),
+      goal: '< 64 KB',
+      met: pipeline.largestPayloadBytes < 64 * 1024,
+    },
+    {
+      bench,
+      figure: 'CPU per item (worker, emulator, client)',
+      measured: `${pipeline.cpuMsPerItem.toFixed(2)} ms`,
+      baseline: `${bare.cpuMsPerItem.toFixed(2)} ms`,
+      goal: '<= 3 ms',
+      met: pipeline.cpuMsPerItem <= 3,
+    },
+    {
+      bench,
+      figure: 'peak RSS (worker, emulator, client; at start)',
+      measured: `${pipeline.peakRssMb.toFixed(0)} MB (${pipeline.startRssMb.toFixed(0)})`,
+      baseline: `${bare.peakRssMb.toFixed(0)} MB (${bare.startRssMb.toFixed(0)})`,
+      goal: '<= 300 MB',
+      met: pipeline.peakRssMb <= 300,
+    },
+  ];
+}
+
+/** The `--step=` flag: search (default) or answer. */
+export function stepFlag(): BenchStep {
+  const step = flagValue('step') ?? 'search';
+  if (step !== 'search' && step !== 'answer') throw new Error(`--step must be search or answer, got "${step}"`);
+  return step;
+}
+
 runIfEntry(module, async () => {
   const items = positiveArg(0, 'items', Number(process.env.BENCH_ITEMS ?? 10_000), true);
   const window = positiveArg(1, 'window', 50, true);
+  const only = process.env.BENCH_ONLY === 'pipeline' || process.env.BENCH_ONLY === 'bare' ? process.env.BENCH_ONLY : undefined;
   await withBenchServer({ preciseTimers: false }, async (server) => {
-    const { pipeline, bare, rows } = await runFanoutBench(server, { items, window });
-    printTable(rows);
-    process.stdout.write(
-      `pipeline items/s vs bare loop: ${(pipeline.itemsPerSecond / bare.itemsPerSecond).toFixed(2)}; wall time ${pipeline.seconds.toFixed(1)} s vs ${bare.seconds.toFixed(1)} s\n`,
-    );
+    const { pipeline, bare, rows, summary } = await runFanoutBench(server, { items, window, step: stepFlag(), ...(only ? { only } : {}) });
+    if (rows.length > 0) printTable(rows);
+    if (pipeline && bare)
+      process.stdout.write(
+        `pipeline items/s vs bare loop: ${(pipeline.itemsPerSecond / bare.itemsPerSecond).toFixed(2)}; wall time ${pipeline.seconds.toFixed(1)} s vs ${bare.seconds.toFixed(1)} s\n`,
+      );
+    else process.stdout.write(`${JSON.stringify(pipeline ?? bare)}\n`);
+    if (hasFlag('json') && summary) process.stdout.write(`${JSON.stringify(summary)}\n`);
   });
 });

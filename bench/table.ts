@@ -50,13 +50,29 @@ export function runIfEntry(module: NodeModule, main: () => Promise<void>): void 
 
 /** The command-line argument at `index` (after the bench file) as a positive number, or `fallback`; a clear error otherwise. */
 export function positiveArg(index: number, name: string, fallback: number, integer = false): number {
-  const text = process.argv[3 + index];
+  const text = positionalArgs()[index];
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
     throw new Error(`argument ${index + 1} (${name}) must be a positive ${integer ? 'integer' : 'number'}, got "${text}"`);
   }
   return value;
+}
+
+/** The command-line arguments after the bench file that are not flags (`--json`, `--step=answer`). */
+export function positionalArgs(): string[] {
+  return process.argv.slice(3).filter((arg) => !arg.startsWith('--'));
+}
+
+/** True when the flag `--name` was given. */
+export function hasFlag(name: string): boolean {
+  return process.argv.slice(3).includes(`--${name}`);
+}
+
+/** The value of `--name=value`, or undefined. */
+export function flagValue(name: string): string | undefined {
+  const arg = process.argv.slice(3).find((candidate) => candidate.startsWith(`--${name}=`));
+  return arg?.slice(name.length + 3);
 }
 
 /**

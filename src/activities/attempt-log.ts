@@ -3,16 +3,17 @@ import type { ArtifactStore } from './store';
 
 /**
  * The durable log of a paid call's attempts, for calls the service cannot look up afterwards (Answer,
- * Search, Contents): an attempt is noted as sent before the call and as settled once its outcome is
- * known. An earlier attempt of the same activity still marked sent never reported back (its worker was
- * killed, or hung past its timeout), so its call may have been charged.
+ * Search, Contents): an attempt is noted as sent before the call and as settled once the service
+ * refused it (an answer that charged nothing). An earlier attempt of the same activity still marked sent
+ * either never reported back (its worker was killed, or hung past its timeout) or completed its call and
+ * lost the completion: its call may have been charged, or was.
  */
 export interface AttemptLog {
   /** Earlier attempts of this activity that sent the call and never settled. */
   unsettledEarlier(): Promise<number>;
   /** Notes that this attempt is about to send the call. */
   sending(): Promise<void>;
-  /** Notes that this attempt's outcome is known. */
+  /** Notes that this attempt's call was refused without a charge. */
   settled(): Promise<void>;
 }
 

@@ -92,7 +92,8 @@ export async function runPipelineItem(
     if (unknown > 0 && !isCancellation(error)) throw withEarlierCharges(error, roundMicros(unknown * (reserveUsd ?? 0)));
     throw error;
   }
-  await attempts.settled();
+  // A completed call was charged: its marker stays "sent", so a retry after a lost completion (the worker
+  // died before reporting it) counts this charge as well instead of taking the call as never made.
   const result = await store.put(itemResultKey(folder, key), `${JSON.stringify({ key, ...stored }, null, 2)}\n`, 'application/json');
   // Each such attempt counts at the item's reservation, or at one and a half times what this one cost if
   // that is more: an Answer's AI usage (priced by the service, not bounded by the spec) and a Search's

@@ -72,10 +72,21 @@ export async function readSourcePage(source: ItemSource, cursor: ItemCursor | un
   }
 }
 
+/** Item records written at once by `recordPipelineItems`. */
+const RECORD_WRITES_AT_ONCE = 8;
+
 /** Writes item records (one file each, replaced whole), so outputs and `--resume` know how each item ended. */
 export async function recordPipelineItems(store: ArtifactStore, { prefix, records }: RecordPipelineItemsInput): Promise<{ written: number }> {
   const folder = checkedKeyPrefix(prefix);
-  for (const record of records) await store.put(itemRecordKey(folder, record.key), `${JSON.stringify(record)}\n`, 'application/json');
+  // A few writes at once: each waits mostly on the disk (or the bucket), not on this process.
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < records.length) {
+      const record = records[next++]!;
+      await store.put(itemRecordKey(folder, record.key), `${JSON.stringify(record)}\n`, 'application/json');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_WRITES_AT_ONCE, records.length) }, lane));
   return { written: records.length };
 }
 

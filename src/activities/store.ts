@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contentTypeOf } from './filenames';
@@ -43,6 +43,10 @@ export class ArtifactNotFoundError extends Error {
 }
 
 const META_DIR = '.meta';
+/** Largest file a local store keeps no sidecar for when its content type is the one its name gives. */
+const NO_SIDECAR_BYTES = 64 * 1024;
+/** Folders a local store remembers as made (see `#inFolder`). */
+const KNOWN_FOLDERS = 512;
 
 interface Sidecar {
   contentType: string;
@@ -61,6 +65,8 @@ interface Sidecar {
  */
 export class LocalArtifactStore implements ArtifactStore {
   readonly rootDir: string;
+  /** Folders this store made or found: a put into one skips `mkdir` (it makes the folder again if it vanished). */
+  readonly #folders = new Set<string>();
 
   constructor(rootDir: string) {
     this.rootDir = path.resolve(rootDir);
@@ -69,12 +75,11 @@ export class LocalArtifactStore implements ArtifactStore {
   /** Writes atomically and returns the reference. */
   async put(key: string, data: ArtifactData, contentType: string): Promise<ArtifactRef> {
     const file = this.#fileOf(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
     const hash = createHash('sha256');
     let bytes = 0;
     let written: { ino: number; mtimeMs: number } | undefined;
-    const handle = await open(temp, 'wx');
+    const handle = await this.#inFolder(temp, () => open(temp, 'wx'));
     try {
       for await (const chunk of chunksOf(data)) {
         hash.update(chunk);
@@ -94,6 +99,15 @@ export class LocalArtifactStore implements ArtifactStore {
     // sidecar names the file it describes (a rename keeps the inode), so stat never pairs one put's hash
     // with another's bytes.
     const sidecar: Sidecar = { contentType, sha256: hash.digest('hex'), bytes, ...(written ? { ino: written.ino, mtimeMs: written.mtimeMs } : {}) };
+    if (bytes <= NO_SIDECAR_BYTES && contentType === contentTypeOf(key)) {
+      // A small file whose type its name says needs no sidecar: stat reads and hashes it instead, which
+      // costs about what reading a sidecar does, and each put (one per item record or result) saves a
+      // second file. A sidecar an earlier put left is removed (it no longer describes the file).
+      await unlink(this.#sidecarOf(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      return this.#refOf(key, file, sidecar);
+    }
     await this.#writeSidecar(key, sidecar);
     return this.#refOf(key, file, sidecar);
   }
@@ -157,10 +171,28 @@ export class LocalArtifactStore implements ArtifactStore {
 
   async #writeSidecar(key: string, sidecar: Sidecar): Promise<void> {
     const file = this.#sidecarOf(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const temp = `${file}.${randomUUID()}.tmp`;
-    await writeFile(temp, JSON.stringify(sidecar));
+    await this.#inFolder(temp, () => writeFile(temp, JSON.stringify(sidecar)));
     await rename(temp, file);
+  }
+
+  /** Runs `create` (which makes `file`), making its folder first unless this store knows it exists; again after making it if it vanished. */
+  async #inFolder<T>(file: string, create: () => Promise<T>): Promise<T> {
+    const folder = path.dirname(file);
+    if (this.#folders.has(folder)) {
+      try {
+        return await create();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        this.#folders.delete(folder);
+      }
+    }
+    await mkdir(folder, { recursive: true });
+    const made = await create();
+    // Bounded: a run makes a folder per item for attempt markers; forgetting costs one mkdir.
+    if (this.#folders.size >= KNOWN_FOLDERS) this.#folders.clear();
+    this.#folders.add(folder);
+    return made;
   }
 
   async #readSidecar(key: string): Promise<Sidecar | undefined> {

@@ -81,7 +81,7 @@ const definitionObject = z.strictObject({
   start_rate_per_second: z
     .number()
     .positive()
-    .max(100)
+    .max(1000)
     .default(1)
     .meta({ description: 'Item starts (requests) per second, so a large run does not meet 429s' }),
   budget_usd: z.number().positive('must be more than 0').meta({ description: 'The run starts no item that could take its spend past this' }),

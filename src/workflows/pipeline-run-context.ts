@@ -1,4 +1,4 @@
-import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PipelineRunRef } from '../activities/pipeline-items';
 import { shortCalls } from './activity-proxies';
 import { pipelineItemGenerationId, pipelineRunPrefix, runKeyOfRunWorkflowId } from '../domain/ids';
@@ -9,6 +9,9 @@ import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domai
 import { PublishedAttributes } from './published-attributes';
 import { RunNotifier } from './run-notifications';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
+
+/** Most item records one background write carries (its input sits in history). */
+export const MAX_RECORDS_PER_WRITE = 50;
 
 /**
  * How a pipeline run works through its items: a sliding window of child workflows and activities
@@ -106,10 +109,56 @@ export class PipelineRun {
     this.changed = true;
   }
 
-  /** Writes the records of ended items to the store. */
+  /** The records write running in the background (`flushInBackground`), if any. */
+  #writing?: Promise<void>;
+  /** Why the last background write failed; the next `flush` throws it. */
+  #writeFailure?: Error;
+
+  /** Writes the records of ended items to the store, after any write running in the background. */
   async flush(): Promise<void> {
-    const records = this.model.takePending();
-    if (records.length > 0) await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+    while (this.#writing) await this.#writing;
+    if (this.#writeFailure !== undefined) throw this.#writeFailure;
+    if (!this.#chunked) {
+      const records = this.model.takePending();
+      if (records.length > 0) await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+      return;
+    }
+    // Chunks, so no write's input (it sits in history) grows with the backlog.
+    while (this.model.pending.length > 0) {
+      const records = this.model.pending.splice(0, MAX_RECORDS_PER_WRITE);
+      await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+    }
+  }
+
+  /** Records are written in chunks of at most `MAX_RECORDS_PER_WRITE` (set once a run writes beside its window). */
+  #chunked = false;
+
+  /**
+   * Starts writing the records of ended items (at most `MAX_RECORDS_PER_WRITE`) without waiting for it,
+   * one write at a time, so the window keeps starting items meanwhile. The write is not cut off by a
+   * cancellation; a write that fails puts its records back, and the next `flush` throws its error.
+   */
+  flushInBackground(): void {
+    this.#chunked = true;
+    if (this.#writing || this.#writeFailure !== undefined) return;
+    const records = this.model.pending.splice(0, MAX_RECORDS_PER_WRITE);
+    if (records.length === 0) return;
+    this.#writing = CancellationScope.nonCancellable(() => shortCalls.recordPipelineItems({ prefix: this.prefix, records })).then(
+      () => {
+        this.#writing = undefined;
+      },
+      (error: unknown) => {
+        this.model.pending.unshift(...records);
+        this.#writeFailure = error instanceof Error ? error : new Error(String(error));
+        this.#writing = undefined;
+        this.wake();
+      },
+    );
+  }
+
+  /** A background write failed: the run stops where it is (the failure is thrown by `flush`). */
+  get recordWriteFailed(): boolean {
+    return this.#writeFailure !== undefined;
   }
 
   /** The workflow id of an item's research task, in its generation. */

@@ -36,6 +36,8 @@ import type { ResearchTaskResult } from '../domain/research-types';
 
 /** Children started under this patch may outlive their run's execution (abandon close policy) and be adopted by the next. */
 const CARRY_ITEMS = 'carry-items-across-continue-as-new';
+/** Item records are written beside the window (the run does not wait for each write before starting more items). */
+const BACKGROUND_RECORDS = 'background-record-writes';
 /** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
 export const ADOPTED_ITEM_LOOK_MS = 30 * 60_000;
 
@@ -114,7 +116,12 @@ export class WindowStrategy implements RunStrategy {
           ),
         );
       }
-      if (model.pending.length >= RECORD_FLUSH_SIZE) await run.flush();
+      if (model.pending.length >= RECORD_FLUSH_SIZE) {
+        // Records are written beside the window instead of holding it: starts go on while they are stored.
+        if (patched(BACKGROUND_RECORDS)) run.flushInBackground();
+        else await run.flush();
+      }
+      if (run.recordWriteFailed) await run.flush();
       if (!model.draining && !model.stopping && !model.inputExhausted && historyIsFull(run.input.continueAsNewAfterEvents)) {
         model.draining = true;
         continue;

@@ -86,6 +86,28 @@ describe('LocalArtifactStore', () => {
     expect((await store.list('r')).map((ref) => ref.key)).toEqual(['r/1/a.md', 'r/2/b.md']);
     expect((await store.list('')).map((ref) => ref.key)).toEqual(['other/c.md', 'r/1/a.md', 'r/2/b.md']);
   });
+
+  test('a put into a folder removed since the last put makes it again', async () => {
+    const store = new LocalArtifactStore(dir);
+    // A type the name does not give keeps a sidecar, whose folder is made again too.
+    await store.put('run/items/a.json', '{}', 'text/plain');
+    await rm(path.join(dir, 'run'), { recursive: true });
+    await rm(path.join(dir, '.meta'), { recursive: true });
+    const ref = await store.put('run/items/b.json', '{"b":1}', 'text/plain');
+    expect(ref).toMatchObject({ key: 'run/items/b.json', bytes: 7, contentType: 'text/plain' });
+    expect(Buffer.from(await store.get('run/items/b.json')).toString('utf8')).toBe('{"b":1}');
+    expect(await store.stat('run/items/b.json')).toEqual(ref);
+  });
+
+  test('a small file of the type its name gives is described by stat without a sidecar, and replaces an older sidecar', async () => {
+    const store = new LocalArtifactStore(dir);
+    await store.put('run/results/a.json', 'x'.repeat(100_000), 'application/json');
+    const ref = await store.put('run/results/a.json', '{"a":1}', 'application/json');
+    expect(ref).toEqual({ key: 'run/results/a.json', uri: ref.uri, bytes: 7, sha256: sha256('{"a":1}'), contentType: 'application/json' });
+    await expect(stat(path.join(dir, '.meta', 'run', 'results', 'a.json.json'))).rejects.toThrow(/ENOENT/);
+    expect(await store.stat('run/results/a.json')).toEqual(ref);
+    expect((await store.list('run')).map((listed) => listed.sha256)).toEqual([sha256('{"a":1}')]);
+  });
 });
 
 describe('webhook secret stores', () => {
