@@ -44,6 +44,10 @@ const summaries: Record<string, (input: unknown) => string> = {
   readPipelinePage: (input) => `read up to ${text(input, 'limit') ?? 'a page of'} items of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'}`,
   runPipelineItem: (input) => `${text(field(input, 'request'), 'kind') ?? 'run'} for item ${text(input, 'key') ?? '?'}`,
   recordPipelineItems: (input) => `record ${count(field(input, 'records')) ?? 'the'} finished items`,
+  // The receiver's host only: a URL's path or query may carry a token.
+  notifyRun: (input) =>
+    `notify ${/^[a-z]+:\/\/([^/?#@]*@)?([^/?#]+)/i.exec(text(input, 'url') ?? '')?.[2] ?? 'a receiver'} of ${text(field(input, 'event'), 'type') ?? 'the run'}`,
+  sinkPipelineRows: (input) => `upsert the rows of run ${text(input, 'runKey') ?? '?'} into its SQL tables`,
   planPipelineStep: (input) => `plan step ${(Number(field(input, 'step') ?? 0) || 0) + 1} for item ${text(field(input, 'item'), 'key') ?? '?'}`,
   recordPipelineStep: (input) =>
     `record step ${text(field(input, 'record'), 'id') ?? '?'} (${text(field(input, 'record'), 'status') ?? '?'}) for item ${text(input, 'itemKey') ?? '?'}`,
