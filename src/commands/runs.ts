@@ -1,4 +1,4 @@
-import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { z } from 'zod';
 import { budgetRaise, checkMessage, checkpointAnswer, pipelineControlNote } from '../domain/messages';
@@ -39,6 +39,16 @@ function outputsText(result: PipelineRunResult): string {
       `run ${result.pipeline}/${result.runKey} ${result.status}: ${result.counts.completed} completed, ${result.counts.failed} failed, spent ${result.ledger.spentUsd.toFixed(2)} of ${result.ledger.budgetUsd.toFixed(2)} USD`,
       `outputs: ${result.outputs.folderUri}`,
       ...result.outputs.files.map((file) => `  ${file.uri}`),
+    ].join('\n') + '\n'
+  );
+}
+
+/** What `rp run --wait` prints for a run that was cancelled (it ends Canceled; its state query keeps the outcome). */
+export function cancelledText(state: PipelineRunState): string {
+  return (
+    [
+      `run ${state.pipeline}/${state.runKey} cancelled: ${state.counts.completed} completed, ${state.counts.cancelled} cancelled, ${state.counts.failed} failed, spent ${state.ledger.spentUsd.toFixed(2)} of ${state.ledger.budgetUsd.toFixed(2)} USD`,
+      ...(state.outputs ? [`outputs: ${state.outputs.folderUri}`, ...state.outputs.files.map((file) => `  ${file.uri}`)] : []),
     ].join('\n') + '\n'
   );
 }
@@ -133,6 +143,12 @@ export async function startRunCommand(
       return 0;
     } catch (error) {
       if (!(error instanceof WorkflowFailedError)) throw error;
+      // A cancelled run ends Canceled after writing its outputs; its state query says what it did.
+      if (error.cause instanceof CancelledFailure) {
+        const state = await started.handle.query(pipelineRunStateQuery);
+        io.stdout(options.json ? json(state) : cancelledText(state));
+        return 0;
+      }
       return printFailure(io, options, { kind: 'failed', message: `run ${started.workflowId} failed: ${error.cause?.message ?? error.message}` });
     }
   } finally {

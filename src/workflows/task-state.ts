@@ -1,4 +1,5 @@
 import type { TaskSnapshot } from '../activities/types';
+import type { StoredOutputs } from '../domain/artifacts';
 import type { CheckpointType, Interaction, ResearchMode, TaskStatus } from '../api/schemas';
 import { checkpointAnswerProblem } from './checkpoint-answers';
 import { messageSchemas } from './message-schemas';
@@ -26,6 +27,8 @@ export class ResearchTaskModel {
   waitingForInputMs = 0;
   /** Time spent settling a create whose answer was lost. */
   reconcilingMs = 0;
+  /** What was stored once the task ended. */
+  outputs?: StoredOutputs;
   readonly rejectedAnswers: ResearchTaskState['rejectedAnswers'] = [];
   readonly rejectedSignals: ResearchTaskState['rejectedSignals'] = [];
   readonly instructions: ResearchTaskState['instructions'] = [];
@@ -187,8 +190,13 @@ export class ResearchTaskModel {
     return lines.join('\n\n');
   }
 
+  /** Time a checkpoint has waited for a person, the wait still open at `now` included. */
+  waitedForInputMs(now: number): number {
+    return this.waitingForInputMs + (this.#inputSince !== undefined ? Math.max(0, now - this.#inputSince) : 0);
+  }
+
   /** The state query's answer. */
-  toState(): ResearchTaskState {
+  toState(now?: number): ResearchTaskState {
     return {
       deepresearchId: this.deepresearchId,
       status: this.status,
@@ -205,6 +213,8 @@ export class ResearchTaskModel {
       webhooks: this.webhooks,
       error: this.error,
       reconcilingMs: this.reconcilingMs,
+      waitingForInputMs: now !== undefined ? this.waitedForInputMs(now) : this.waitingForInputMs,
+      ...(this.outputs ? { outputs: this.outputs } : {}),
     };
   }
 }
