@@ -27,7 +27,6 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     // It ends Canceled (as the Temporal UI shows it); the state query keeps the outcome.
     const result = await cancelledTask(handle);
     expect(result.status).toBe('cancelled');
-    expect(result.message).toMatch(/^research task \S+ cancelled: the task was cancelled at the service/);
     expect((await world.api.getTask(result.deepresearchId!)).status).toBe('cancelled');
     expect(result.outputs?.sources).toBeDefined();
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'cancelled' });

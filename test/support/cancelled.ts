@@ -11,7 +11,7 @@ interface ClosingHandle {
   query<T, Args extends unknown[] = []>(query: QueryDefinition<T, Args>, ...args: Args): Promise<T>;
 }
 
-/** Waits for a workflow cancelled by request to end Canceled (not Completed, not Failed); returns the cancel's message. */
+/** Waits for a workflow cancelled by request to end Canceled (not Completed, not Failed); returns the error's message (the server keeps no text for a cancel). */
 export async function endedCanceled(handle: ClosingHandle): Promise<string> {
   const error = await handle.result().then(
     (result) => {
@@ -19,8 +19,11 @@ export async function endedCanceled(handle: ClosingHandle): Promise<string> {
     },
     (failure: unknown) => failure,
   );
-  if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof CancelledFailure)) throw error;
-  return error.cause.message;
+  // A client's error carries the CancelledFailure; a scenario handle's names the status.
+  const canceled =
+    (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure) || (error as { status?: unknown } | null)?.status === 'cancelled';
+  if (!canceled) throw error;
+  return (error as Error).message;
 }
 
 /** A research task workflow cancelled by request: it ends Canceled, and its state query keeps the outcome. */
