@@ -106,6 +106,13 @@ export function cancelledEnding(result: ResearchTaskResult): CancelledFailure {
   return new CancelledFailure(`research task ${result.deepresearchId} ${what}; cost ${(result.cost ?? 0).toFixed(2)} USD`, [result]);
 }
 
+/** What the UI shows beside a poll's timer: why the workflow waits and for how long at most. */
+export function pollTimerSummary(status: string, delayMs: number): string {
+  const seconds = Math.round(delayMs / 1000);
+  const why = status === 'awaiting_input' || status === 'paused' ? `the task waits for a person (${status})` : `the task is ${status}`;
+  return `next status read in ${seconds} s: ${why}; a webhook or an answer reads sooner`;
+}
+
 /** Where an adopted item reports its outcome (see `itemAdoptedSignal`). */
 interface Reporting {
   to: string | undefined;
@@ -220,7 +227,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
           checkpointsAhead: model.checkpointsAhead,
           overrides: input.polling,
         });
-        await condition(() => inbox.wake, delay);
+        await condition(() => inbox.wake, delay, { summary: pollTimerSummary(snapshot.status, delay) });
       }
       // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
       if (historyIsFull(input.continueAsNewAfterEvents)) {
@@ -284,7 +291,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       const delayMs = readRetryDelayMs(mode, readFailures, input.polling);
       model.detail = `the last ${readFailures === 1 ? 'status read' : `${readFailures} status reads`} failed (${failureMessage(error)}); the task exists at the service and is still followed: reading again in ${Math.round(delayMs / 1000)} s`;
       publish();
-      await condition(() => inbox.wake, delayMs);
+      await condition(() => inbox.wake, delayMs, { summary: `read the task's status again after ${readFailures} failed read(s)` });
       return undefined;
     }
   }
@@ -318,7 +325,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         const delayMs = readRetryDelayMs(mode, failures, input.polling);
         model.detail = `storing the outputs failed (${failureMessage(error)}); trying again in ${Math.round(delayMs / 1000)} s`;
         publish();
-        await sleep(delayMs);
+        await sleep(delayMs, { summary: `store the outputs again after ${failures} failed attempt(s)` });
       }
     }
   }
