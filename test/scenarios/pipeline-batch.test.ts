@@ -121,7 +121,7 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
     });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/earnings/retried', args: [input] });
     const result = await handle.result();
-    const lines = (await text(result.outputs!.files[0]!.uri))
+    const lines = (await text(result.outputs.files[0]!.uri))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Line);
