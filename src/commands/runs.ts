@@ -1,4 +1,4 @@
-import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { z } from 'zod';
 import { budgetRaise, checkMessage, checkpointAnswer, pipelineControlNote } from '../domain/messages';
@@ -18,7 +18,10 @@ import type { PipelineRunResult, PipelineRunState } from '../domain/pipeline-typ
 import { collect, UsageError } from '../shared/usage';
 import { json, openConfiguredTemporal, openRunArguments, printFailure, printResult, withTemporal, type CommandIo, type TemporalOpener } from './common';
 import { runPipeline } from './pipelines';
-import type { CheckpointAnswer } from '../workflows/types';
+import type { CheckpointAnswer, ResearchTaskState } from '../workflows/types';
+import { closedCheckpointRemedy } from '../workflows/operator-remedy';
+import { checkpointQuestions } from '../workflows/task-state';
+import { durationText, peopleWaitText } from '../workflows/pipeline-progress';
 import { progressView } from './progress';
 
 /** `pipeline/run-key` or a full `pipeline-run/pipeline/run-key` id, as pipeline, run key and workflow id. */
@@ -40,6 +43,16 @@ function outputsText(result: PipelineRunResult): string {
       `outputs: ${result.outputs.folderUri}`,
       ...result.outputs.files.map((file) => `  ${file.uri}`),
       ...(result.outputs.warnings ?? []).map((warning) => `warning: ${warning}`),
+    ].join('\n') + '\n'
+  );
+}
+
+/** What `rp run --wait` prints for a run that was cancelled (it ends Canceled; its state query keeps the outcome). */
+export function cancelledText(state: PipelineRunState): string {
+  return (
+    [
+      `run ${state.pipeline}/${state.runKey} cancelled: ${state.counts.completed} completed, ${state.counts.cancelled} cancelled, ${state.counts.failed} failed, spent ${state.ledger.spentUsd.toFixed(2)} of ${state.ledger.budgetUsd.toFixed(2)} USD`,
+      ...(state.outputs ? [`outputs: ${state.outputs.folderUri}`, ...state.outputs.files.map((file) => `  ${file.uri}`)] : []),
     ].join('\n') + '\n'
   );
 }
@@ -134,6 +147,12 @@ export async function startRunCommand(
       return 0;
     } catch (error) {
       if (!(error instanceof WorkflowFailedError)) throw error;
+      // A cancelled run ends Canceled after writing its outputs; its state query says what it did.
+      if (error.cause instanceof CancelledFailure) {
+        const state = await started.handle.query(pipelineRunStateQuery);
+        io.stdout(options.json ? json(state) : cancelledText(state));
+        return 0;
+      }
       return printFailure(io, options, { kind: 'failed', message: `run ${started.workflowId} failed: ${error.cause?.message ?? error.message}` });
     }
   } finally {
@@ -152,16 +171,22 @@ function itemId(client: Client, ref: string, item: string): Promise<string> {
   return currentItemWorkflowId(client, run.pipeline, run.runKey, item);
 }
 
-function statusText(state: PipelineRunState): string {
+/** `rp status <run>`: phase, counts, money, who waits for whom and for how long, the rate and time left. */
+export function runStatusText(state: PipelineRunState): string {
   const lines = [
     `${state.pipeline}/${state.runKey}: ${state.phase}${state.detail ? ` (${state.detail})` : ''}`,
     `  items: ${state.total ?? `${state.counts.read}+`} · completed ${state.counts.completed} · failed ${state.counts.failed} · running ${state.counts.running} · reused ${state.counts.reused} · cancelled ${state.counts.cancelled} · not started ${state.counts.skipped}`,
     `  money: spent ${state.ledger.spentUsd.toFixed(2)} + reserved ${state.ledger.reservedUsd.toFixed(2)} of ${state.ledger.budgetUsd.toFixed(2)} USD`,
   ];
   const people = state.waiting.checkpoint.length + state.waiting.operator.length;
+  // A run blocked on people says so first: a bar standing still is not a stalled worker.
+  if (state.waiting.checkpoint.length > 0)
+    lines.push(`  ${peopleWaitText('checkpoint', state.waiting.checkpoint.length, state.waitingLongestMs?.checkpoint)}: answer with rp respond`);
+  if (state.waiting.operator.length > 0)
+    lines.push(`  ${peopleWaitText('operator', state.waiting.operator.length, state.waitingLongestMs?.operator)}: fix it, then rp resume`);
   if (state.itemsPerMinute !== undefined)
     lines.push(
-      `  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined ? `, about ${Math.ceil(state.etaMs / 1000)}s left${people > 0 ? ` not counting ${people} item(s) waiting for a person` : ''}` : ''}`,
+      `  rate: ${state.itemsPerMinute} items/min${state.etaMs !== undefined && state.etaMs > 0 ? `, about ${durationText(state.etaMs)} left${people > 0 ? ` not counting ${people} item(s) waiting for a person` : ''}` : ''}`,
     );
   if (people > 0)
     lines.push(
@@ -174,16 +199,34 @@ function statusText(state: PipelineRunState): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** `rp status <run> --item key`: the item's task, the checkpoint it waits at with its questions, and what to run to answer. */
+export function itemStatusText(ref: string, item: string, state: ResearchTaskState): string {
+  const lines = [`${item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}`];
+  const { interaction } = state;
+  if (interaction && state.status === 'cancel_refused') lines.push(`  ${closedCheckpointRemedy(interaction.type, interaction.interaction_id)}`);
+  else if (interaction) {
+    lines.push(`  checkpoint ${interaction.type}, interaction ${interaction.interaction_id}`);
+    const questions = checkpointQuestions(interaction);
+    for (const [index, question] of questions.entries()) lines.push(`    ${index + 1}. ${question}`);
+    const example =
+      interaction.type === 'planning_questions'
+        ? JSON.stringify({ answers: (questions.length > 0 ? questions : ['…']).map((question) => ({ question, answer: '…' })) })
+        : interaction.type === 'source_review'
+          ? '{"included_domains": [], "excluded_domains": []}'
+          : '{"approved": true}';
+    lines.push(`  answer: rp respond ${ref} --item ${item} --interaction ${interaction.interaction_id} --response '${example}'`);
+  }
+  if (state.waitingForInputMs) lines.push(`  waited for a person: ${durationText(state.waitingForInputMs)}`);
+  if (state.cost !== undefined) lines.push(`  cost: ${state.cost.toFixed(2)} USD`);
+  return `${lines.join('\n')}\n`;
+}
+
 /** `rp status <run> [--item key] [--json]`: a run's progress (with items waiting at checkpoints), or one item's task state. */
 export async function statusCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
   return withTemporal(open, async (client) => {
     if (options.item) {
       const state = await client.workflow.getHandle(await itemId(client, ref, options.item)).query(researchTaskStateQuery);
-      io.stdout(
-        options.json
-          ? json(state)
-          : `${options.item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}${state.interaction ? `\n  checkpoint ${state.interaction.type}, interaction ${state.interaction.interaction_id}` : ''}\n`,
-      );
+      io.stdout(options.json ? json(state) : itemStatusText(ref, options.item, state));
       return 0;
     }
     const run = parseRunRef(ref);
@@ -192,7 +235,7 @@ export async function statusCommand(ref: string, options: RunRefOptions, io: Com
     io.stdout(
       options.json
         ? json(state)
-        : `${statusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`,
+        : `${runStatusText(state)}${waiting === undefined ? '' : `  waiting on a checkpoint: ${waiting.length}${waiting.length ? ` (${waiting.join(', ')}; answer with rp respond)` : ''}\n`}`,
     );
     return 0;
   });

@@ -249,6 +249,8 @@ export interface PipelineRunState {
   running: string[];
   /** Items in flight waiting for an answer to a checkpoint, and for an operator's resume (402, 401, 403). */
   waiting: { checkpoint: string[]; operator: string[] };
+  /** How long the longest-waiting item of each kind has waited, in milliseconds. */
+  waitingLongestMs?: { checkpoint?: number; operator?: number };
   executions: number;
   outputs?: PipelineOutputs;
   /** Signal payloads the run refused, kept visible (the last few). */

@@ -32,7 +32,7 @@ export { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePi
  */
 export const HANDLER_DESCRIPTIONS: Readonly<Record<string, string>> = {
   webhookReceived:
-    'Sent by the intake after it verified a service webhook: the workflow fetches the authoritative status now. Payload {deepresearchId?, batchId?, status?}.',
+    'For the intake, not operators: sent after the intake verified a service webhook, so the workflow fetches the authoritative status now (an operator gains nothing by sending it). Payload {deepresearchId?, batchId?, status?}.',
   checkpointResponse:
     'Answer the checkpoint the task waits at: {interactionId, response}. Prefer the respondToCheckpoint update, which says at once whether the answer was accepted.',
   resume: 'After credits were topped up (402) or a key or permission fixed (401, 403): try the refused call again.',

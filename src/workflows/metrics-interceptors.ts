@@ -1,4 +1,4 @@
-import { ContinueAsNew, isCancellation, metricMeter, workflowInfo, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { CancelledFailure, ContinueAsNew, isCancellation, metricMeter, workflowInfo, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import { TASK_COST_METRIC, TASKS_METRIC } from './metric-names';
 import type { ResearchTaskResult } from '../domain/research-types';
 
@@ -22,7 +22,12 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
           if (typeof result.cost === 'number') cost.record(result.cost, { mode });
           return result;
         } catch (error) {
-          if (!(error instanceof ContinueAsNew)) tasks.add(1, { status: isCancellation(error) ? 'cancelled' : 'failed', mode });
+          // A task cancelled by request ends Canceled with its result in the failure's details.
+          const ended = error instanceof CancelledFailure ? (error.details[0] as ResearchTaskResult | undefined) : undefined;
+          if (ended?.deepresearchId !== undefined) {
+            tasks.add(1, { status: ended.openAtService ? 'cancel_refused' : 'cancelled', mode });
+            if (typeof ended.cost === 'number') cost.record(ended.cost, { mode });
+          } else if (!(error instanceof ContinueAsNew)) tasks.add(1, { status: isCancellation(error) ? 'cancelled' : 'failed', mode });
           throw error;
         }
       },

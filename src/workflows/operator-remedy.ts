@@ -53,3 +53,11 @@ export async function untilOperatorFixes<T>(call: () => Promise<T>, gate: Operat
     }
   }
 }
+
+/**
+ * What an operator can do about a checkpoint left open at the service by a workflow that has ended (its
+ * cancel was refused): the workflow takes no answer any more, so respondToCheckpoint is not offered.
+ */
+export function closedCheckpointRemedy(type: string, interactionId: string): string {
+  return `the checkpoint ${type} (interaction ${interactionId}) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task, or answer it at the service`;
+}

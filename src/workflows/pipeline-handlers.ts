@@ -46,7 +46,7 @@ export function handlePipelineMessages(run: PipelineRun, strategy: RunStrategy):
     (notice) => {
       const problem = itemWaitingProblem(notice);
       if (problem) return model.reject(`pipelineItemWaiting refused: ${problem}`);
-      model.noteWaiting(notice.item, notice.waiting);
+      model.noteWaiting(notice.item, notice.waiting, Date.now());
       run.publish();
     },
     described(itemWaitingSignal),

@@ -48,7 +48,8 @@ export function alreadyRanOutcome(workflowId: string): ItemOutcome {
 
 /** An adopted item's outcome, from its report or from a look at its workflow. */
 export function adoptedOutcome(workflowId: string, ended: Omit<ItemSettledReport, 'item' | 'workflowId'>): ItemOutcome {
-  if (ended.status === 'completed' && ended.result) return childOutcome(workflowId, ended.result);
+  // A cancelled task's result (a Canceled workflow reports it) carries what it cost and stored.
+  if ((ended.status === 'completed' || ended.status === 'cancelled') && ended.result) return childOutcome(workflowId, ended.result);
   if (ended.status === 'cancelled') return { status: 'cancelled', costUsd: 0, workflowId };
   return {
     status: 'failed',

@@ -6,13 +6,21 @@ export function settledCount(counts: PipelineCounts): number {
   return counts.completed + counts.failed + counts.cancelled + counts.reused + counts.skipped;
 }
 
-/** Rate and estimated time left, from items this run finished and the time it had items in flight. */
-export function estimateTimeLeft(input: { counts: PipelineCounts; total?: number; activeMs: number }): { etaMs?: number; itemsPerMinute?: number } {
+/**
+ * Rate and estimated time left, from items this run finished and the time it had items in flight. No
+ * estimate once the run has ended, nor while every item in flight waits for a person: nobody can say
+ * when people answer, and a rate-based figure would look like a promise.
+ */
+export function estimateTimeLeft(input: { counts: PipelineCounts; total?: number; activeMs: number; blockedOnPeople?: boolean; phase?: PipelineRunPhase }): {
+  etaMs?: number;
+  itemsPerMinute?: number;
+} {
   const worked = input.counts.completed + input.counts.failed + input.counts.cancelled;
   if (worked === 0 || input.activeMs <= 0) return {};
   const perMs = worked / input.activeMs;
   const itemsPerMinute = Math.round(perMs * 60_000 * 10) / 10;
-  if (input.total === undefined) return { itemsPerMinute };
+  if (input.total === undefined || input.blockedOnPeople) return { itemsPerMinute };
+  if (input.phase === 'completed' || input.phase === 'failed' || input.phase === 'cancelled') return { itemsPerMinute };
   const left = Math.max(0, input.total - settledCount(input.counts));
   // Nothing left: no estimate (a finished run does not say "about 0s left").
   if (left === 0) return { itemsPerMinute };
@@ -21,7 +29,8 @@ export function estimateTimeLeft(input: { counts: PipelineCounts; total?: number
 
 const usd = (value: number): string => `${value.toFixed(2)} USD`;
 
-function duration(ms: number): string {
+/** A duration as people say it: `45s`, `12m 5s`, `2h 10m`. */
+export function durationText(ms: number): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
@@ -37,7 +46,7 @@ export function runDetails(input: {
   ledger: BudgetLedger;
   etaMs?: number;
   detail?: string;
-  waiting?: { checkpoint: number; operator: number };
+  waiting?: { checkpoint: number; operator: number; longestMs?: { checkpoint?: number; operator?: number } };
 }): string {
   const { counts, ledger } = input;
   const of = input.total === undefined ? `${counts.read}+ read` : `${input.total}`;
@@ -47,14 +56,24 @@ export function runDetails(input: {
     `spent ${usd(ledger.spentUsd)} + ${usd(ledger.reservedUsd)} reserved of ${usd(ledger.budgetUsd)}`,
   ];
   const waiting = input.waiting ?? { checkpoint: 0, operator: 0 };
-  if (waiting.checkpoint > 0) lines.push(`${waiting.checkpoint} waiting at a checkpoint: answer with \`rp respond\` or the item's respondToCheckpoint update`);
-  if (waiting.operator > 0) lines.push(`${waiting.operator} waiting for an operator (credits, key or permission): fix it, then send resumePipeline`);
+  if (waiting.checkpoint > 0)
+    lines.push(
+      `${peopleWaitText('checkpoint', waiting.checkpoint, waiting.longestMs?.checkpoint)} (at a checkpoint): answer with \`rp respond\` or the item's respondToCheckpoint update`,
+    );
+  if (waiting.operator > 0)
+    lines.push(`${peopleWaitText('operator', waiting.operator, waiting.longestMs?.operator)} (credits, key or permission): fix it, then send resumePipeline`);
   const people = waiting.checkpoint + waiting.operator;
   // The rate knows nothing of how long people take to answer: the estimate says it leaves them out.
   if (input.etaMs !== undefined)
-    lines.push(`about ${duration(input.etaMs)} left${people > 0 ? `, not counting the ${people} item(s) waiting for a person` : ''}`);
+    lines.push(`about ${durationText(input.etaMs)} left${people > 0 ? `, not counting the ${people} item(s) waiting for a person` : ''}`);
   if (input.detail) lines.push(input.detail);
   return lines.join('\n\n');
+}
+
+/** "waiting for 3 answers, oldest 2h 0m": items blocked on people, and for how long the longest has waited. */
+export function peopleWaitText(kind: 'checkpoint' | 'operator', count: number, longestMs?: number): string {
+  const what = kind === 'checkpoint' ? (count === 1 ? '1 answer' : `${count} answers`) : count === 1 ? 'an operator (1 item)' : `an operator (${count} items)`;
+  return `waiting for ${what}${longestMs !== undefined && longestMs > 0 ? `, oldest ${durationText(longestMs)}` : ''}`;
 }
 
 /** Why an item's waiting notice is refused (undefined when fine). */

@@ -1,4 +1,4 @@
-import { CancellationScope, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PipelineRunRef } from '../activities/pipeline-items';
 import { shortCalls } from './activity-proxies';
 import { pipelineItemGenerationId, pipelineRunPrefix, runKeyOfRunWorkflowId } from '../domain/ids';
@@ -6,7 +6,8 @@ import type { RunIdentity } from './pipeline-child-summaries';
 import type { ItemSettledReport } from '../domain/pipeline-types';
 import { initialCarried, PipelineRunModel } from './pipeline-run-model';
 import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domain/pipeline-types';
-import { PublishedAttributes } from './published-attributes';
+import { liveUpsertDue, PublishedAttributes, type LiveMark } from './published-attributes';
+import { settledCount } from './pipeline-progress';
 import { RunNotifier } from './run-notifications';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 
@@ -54,6 +55,8 @@ export class PipelineRun {
   readonly #attributes = new PublishedAttributes();
   /** Tells the run's `notify:` receivers when it waits and when it ends. */
   readonly notifier: RunNotifier;
+  /** The money last upserted, when and at how many settled items (see liveUpsertDue). */
+  #costMark?: LiveMark;
 
   constructor(readonly input: PipelineRunInput) {
     const { definition } = input;
@@ -85,16 +88,25 @@ export class PipelineRun {
     this.#attributes.upsert([{ key: ResearchPipelineKey, value: this.definition.name }]);
   }
 
-  /** Shows the run's state: search attributes when its phase changes (one event per change), current details always. */
+  /**
+   * Shows the run's state: search attributes when its phase changes (one event per change), the money
+   * spent as it moves (bounded, see liveUpsertDue), current details always.
+   */
   publish(): void {
     const { model } = this;
-    this.#attributes.upsert(
+    const now: LiveMark = { at: Date.now(), settled: settledCount(model.counts), value: model.ledger.spentUsd };
+    const phaseChanged = this.#attributes.upsert(
       [
         { key: ResearchStatusKey, value: model.phase },
         { key: ResearchCostUsdKey, value: model.ledger.spentUsd },
       ],
       { kind: 'when', keys: [ResearchStatusKey.name] },
     );
+    if (phaseChanged) this.#costMark = now;
+    else if (liveUpsertDue(this.#costMark, now) && patched('live-run-cost')) {
+      this.#attributes.upsert([{ key: ResearchCostUsdKey, value: model.ledger.spentUsd }]);
+      this.#costMark = now;
+    }
     setCurrentDetails(model.details(Date.now()));
     this.notifier.observe();
   }

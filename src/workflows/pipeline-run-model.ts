@@ -121,7 +121,10 @@ export class PipelineRunModel {
     // Items an earlier execution left running hold their reservations here until they end.
     for (const { waiting, ...flight } of carried.inFlight ?? []) {
       this.inFlight.set(flight.item.key, { ...flight, carriable: true });
-      if (waiting) this.waitingItems.set(flight.item.key, waiting);
+      if (waiting) {
+        this.waitingItems.set(flight.item.key, waiting);
+        this.waitingSince.set(flight.item.key, now);
+      }
       this.ledger = reserve(this.ledger, flight.reservedUsd);
     }
     this.counts.running = this.inFlight.size;
@@ -257,6 +260,7 @@ export class PipelineRunModel {
     if (!flight) return;
     this.inFlight.delete(key);
     this.waitingItems.delete(key);
+    this.waitingSince.delete(key);
     this.counts.running = this.inFlight.size;
     if (this.inFlight.size === 0 && this.#activeSince !== undefined) {
       this.activeMs += now - this.#activeSince;
@@ -444,10 +448,34 @@ export class PipelineRunModel {
   /** Items in flight that wait for a person, by what they wait for (their research tasks say so). */
   readonly waitingItems = new Map<string, 'checkpoint' | 'operator'>();
 
+  /** Since when each waiting item waits (as this execution heard it). */
+  readonly waitingSince = new Map<string, number>();
+
   /** Applies an item's notice; an item not in flight (finished, or another run's) is ignored. */
-  noteWaiting(item: string, waiting: 'checkpoint' | 'operator' | null): void {
-    if (waiting === null || !this.inFlight.has(item)) this.waitingItems.delete(item);
-    else this.waitingItems.set(item, waiting);
+  noteWaiting(item: string, waiting: 'checkpoint' | 'operator' | null, now = Date.now()): void {
+    if (waiting === null || !this.inFlight.has(item)) {
+      this.waitingItems.delete(item);
+      this.waitingSince.delete(item);
+      return;
+    }
+    if (this.waitingItems.get(item) !== waiting) this.waitingSince.set(item, now);
+    this.waitingItems.set(item, waiting);
+  }
+
+  /** How long the longest-waiting item of each kind has waited. */
+  #oldestWaits(now: number): { checkpoint?: number; operator?: number } {
+    const oldest: { checkpoint?: number; operator?: number } = {};
+    for (const [key, kind] of this.waitingItems) {
+      const since = this.waitingSince.get(key);
+      if (since === undefined || !this.inFlight.has(key)) continue;
+      oldest[kind] = Math.max(oldest[kind] ?? 0, now - since);
+    }
+    return oldest;
+  }
+
+  /** True while items are in flight and every one of them waits for a person: the rate says nothing then. */
+  #blockedOnPeople(): boolean {
+    return this.inFlight.size > 0 && [...this.inFlight.keys()].every((key) => this.waitingItems.has(key));
   }
 
   #waitingKeys(kind: 'checkpoint' | 'operator'): string[] {
@@ -468,10 +496,11 @@ export class PipelineRunModel {
       counts: { ...this.counts },
       ...(total !== undefined ? { total } : {}),
       ledger: { ...this.ledger },
-      ...estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) }),
+      ...estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now), blockedOnPeople: this.#blockedOnPeople(), phase: this.phase }),
       failures: [...this.failures],
       running: [...this.inFlight.keys()],
       waiting: { checkpoint: this.#waitingKeys('checkpoint'), operator: this.#waitingKeys('operator') },
+      waitingLongestMs: this.#oldestWaits(now),
       executions,
       ...(this.outputs ? { outputs: this.outputs } : {}),
       rejectedMessages: [...this.rejectedMessages],
@@ -481,8 +510,14 @@ export class PipelineRunModel {
   /** Markdown for the UI's current details. */
   details(now: number): string {
     const total = this.total;
-    const { etaMs } = estimateTimeLeft({ counts: this.counts, total, activeMs: this.activeTime(now) });
-    const waiting = { checkpoint: this.#waitingKeys('checkpoint').length, operator: this.#waitingKeys('operator').length };
+    const { etaMs } = estimateTimeLeft({
+      counts: this.counts,
+      total,
+      activeMs: this.activeTime(now),
+      blockedOnPeople: this.#blockedOnPeople(),
+      phase: this.phase,
+    });
+    const waiting = { checkpoint: this.#waitingKeys('checkpoint').length, operator: this.#waitingKeys('operator').length, longestMs: this.#oldestWaits(now) };
     return runDetails({ phase: this.phase, counts: this.counts, total, ledger: this.ledger, etaMs, detail: this.detail, waiting });
   }
 

@@ -1,4 +1,4 @@
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, patched } from '@temporalio/workflow';
 import { definitionKinds } from '../pipelines/step-kind';
 import { storeJobs } from './activity-proxies';
 import { failureMessage } from './failure-info';
@@ -38,7 +38,15 @@ export async function pipelineRunWorkflow(input: PipelineRunInput): Promise<Pipe
     if (!isCancellation(error)) throw error;
     run.model.cancelled = true;
   }
-  return await CancellationScope.nonCancellable(() => finishRun(run, strategy));
+  const result = await CancellationScope.nonCancellable(() => finishRun(run, strategy));
+  // Cancelled by request: the outputs are written; the run ends Canceled, as Temporal's UI and clients
+  // expect, and its state query keeps the counts, the ledger and where the outputs are.
+  if (result.status === 'cancelled' && CancellationScope.current().consideredCancelled && patched('end-canceled'))
+    throw new CancelledFailure(
+      `run ${result.pipeline}/${result.runKey} cancelled: ${result.counts.completed} completed, ${result.counts.cancelled} cancelled, spent ${result.ledger.spentUsd.toFixed(2)} USD; outputs: ${result.outputs.folderUri}`,
+      [result],
+    );
+  return result;
 }
 
 /**

@@ -72,8 +72,9 @@ export class WindowStrategy implements RunStrategy {
 
   itemSettled(report: ItemSettledReport): void {
     const flight = this.run.model.inFlight.get(report.item);
-    // Only an item this run adopted reports here, from the workflow that serves it now.
-    if (!flight?.carriable || report.workflowId !== this.run.itemWorkflowId(flight.item)) return;
+    // An item this run adopted reports here, and so does a child that ends Canceled (its result rides on
+    // the report), from the workflow that serves it now.
+    if (!flight || (!flight.carriable && report.status !== 'cancelled') || report.workflowId !== this.run.itemWorkflowId(flight.item)) return;
     this.#reports.set(report.item, report);
     this.run.wake();
   }
@@ -202,8 +203,12 @@ export class WindowStrategy implements RunStrategy {
           if (carriable) return await this.#followAdopted(item);
           return alreadyRanOutcome(workflowId);
         }
-        if (isCancellation(error)) return { status: 'cancelled', costUsd: 0, workflowId };
+        // A child that ends Canceled reported its cost and outputs first.
+        const report = this.#reports.get(item.key);
+        if (isCancellation(error)) return report ? adoptedOutcome(workflowId, report) : { status: 'cancelled', costUsd: 0, workflowId };
         return failedChildOutcome(workflowId, error);
+      } finally {
+        this.#reports.delete(item.key);
       }
     }
     try {

@@ -29,6 +29,14 @@ export const PAUSED_POLL_DELAY_MS = 15 * 60_000;
  */
 export const AWAITING_INPUT_POLL_DELAY_MS = 5 * 60_000;
 
+/**
+ * While an enabled checkpoint may still come, polls are at most this far apart (scaled like the quiet
+ * time when the initial delay is overridden): the service sends no webhook for a checkpoint, so a person
+ * hears of one only when a poll sees it, and a question unseen for minutes is minutes of nobody
+ * answering (and of the service's pause timer running).
+ */
+export const CHECKPOINT_WATCH_MAX_DELAY_MS = 30_000;
+
 /** With a completion webhook, polling is only a fallback for lost webhooks: this much slower. */
 export const WEBHOOK_FALLBACK_FACTOR = 4;
 
@@ -77,6 +85,10 @@ export function nextPollDelayMs(input: PollDelayInput): number {
     if (quietLeft > 0) return quietLeft;
   }
   const adaptive = Math.min(max, Math.max(initial, Math.round(input.elapsedMs / 10)));
+  if (input.checkpointsAhead) {
+    const scale = input.overrides?.initialDelayMs !== undefined ? input.overrides.initialDelayMs / profile.initialDelayMs : 1;
+    return Math.min(adaptive, Math.max(initial, Math.round(CHECKPOINT_WATCH_MAX_DELAY_MS * scale)));
+  }
   if (input.webhookConfigured && !input.checkpointsAhead) return Math.min(max * WEBHOOK_FALLBACK_FACTOR, adaptive * WEBHOOK_FALLBACK_FACTOR);
   return adaptive;
 }

@@ -39,3 +39,31 @@ export class PublishedAttributes {
     return true;
   }
 }
+
+/** How often a value that moves while a workflow works (money spent, items settled) may be upserted: each upsert is one history event. */
+export interface LiveBound {
+  /** At most one upsert this often while the value moves... */
+  minIntervalMs: number;
+  /** ...unless this many items settled since the last one. */
+  everyItems: number;
+}
+
+/** Money and progress shown at most every 30 s, or every 25 items on a fast run: a 10,000-item run writes some hundreds of events, not 10,000. */
+export const LIVE_BOUND: LiveBound = { minIntervalMs: 30_000, everyItems: 25 };
+
+/** A live value as last upserted, or as it stands now. */
+export interface LiveMark {
+  at: number;
+  settled: number;
+  value: unknown;
+}
+
+/**
+ * Whether a live value is upserted now: it moved since `last`, and the bound allows (time passed, or
+ * items settled). The first value is always shown.
+ */
+export function liveUpsertDue(last: LiveMark | undefined, now: LiveMark, bound: LiveBound = LIVE_BOUND): boolean {
+  if (last === undefined) return true;
+  if (last.value === now.value) return false;
+  return now.at - last.at >= bound.minIntervalMs || now.settled - last.settled >= bound.everyItems;
+}

@@ -1,6 +1,7 @@
 import {
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   ContinueAsNew,
   condition,
   getExternalWorkflowHandle,
@@ -39,7 +40,8 @@ const NOT_FOUND_READS_TO_GIVE_UP = 5;
 /**
  * One DeepResearch task as a durable workflow: create it (never twice), follow it by polling and
  * webhooks, let people answer its checkpoints and send instructions, store its outputs, and return
- * references. Cancelling the workflow cancels the task and returns its partial output.
+ * references. Cancelling the workflow cancels the task and stores its partial output, then ends the
+ * workflow Canceled (see `cancelledEnding`); the state query keeps the outcome.
  */
 export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<ResearchTaskResult> {
   // A pipeline item an earlier execution of its run started reports its outcome to the run that adopted
@@ -53,10 +55,9 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     },
     described(itemAdoptedSignal),
   );
-  const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>): Promise<void> => {
+  const report = async (outcome: Omit<ItemSettledReport, 'item' | 'workflowId'>, to = reporting.to): Promise<void> => {
     const item = input.context?.item;
-    if (reporting.to === undefined || item === undefined) return;
-    const to = reporting.to;
+    if (to === undefined || item === undefined) return;
     await CancellationScope.nonCancellable(() =>
       getExternalWorkflowHandle(to)
         .signal(itemSettledSignal, { item, workflowId: workflowInfo().workflowId, ...outcome })
@@ -82,8 +83,34 @@ export async function researchTaskWorkflow(input: ResearchTaskInput): Promise<Re
     }
     throw error;
   }
+  // Cancelled by request: the cleanup is done (the task cancelled at the service, its partial outputs
+  // stored); the workflow ends Canceled, as Temporal's UI and clients expect. The run that awaits it
+  // learns the cost and outputs from the report (a Canceled workflow carries no result).
+  if (result.status === 'cancelled' && CancellationScope.current().consideredCancelled && patched('end-canceled')) {
+    await report({ status: 'cancelled', result }, reporting.to ?? workflowInfo().parent?.workflowId);
+    throw cancelledEnding(result);
+  }
   await report({ status: 'completed', result });
   return result;
+}
+
+/**
+ * How a research task cancelled by request ends: its message says what the state query says (the task
+ * cancelled at the service, or left open there: `cancel_refused`), and its details keep the result for
+ * the worker's own interceptors (details of a cancel do not reach the server).
+ */
+export function cancelledEnding(result: ResearchTaskResult): CancelledFailure {
+  const what = result.openAtService
+    ? `cancel_refused: ${result.openAtService.detail}`
+    : `cancelled: the task was cancelled at the service${result.outputs.report ? `, its partial report stored at ${result.outputs.report.uri}` : ''}`;
+  return new CancelledFailure(`research task ${result.deepresearchId} ${what}; cost ${(result.cost ?? 0).toFixed(2)} USD`, [result]);
+}
+
+/** What the UI shows beside a poll's timer: why the workflow waits and for how long at most. */
+export function pollTimerSummary(status: string, delayMs: number): string {
+  const seconds = Math.round(delayMs / 1000);
+  const why = status === 'awaiting_input' || status === 'paused' ? `the task waits for a person (${status})` : `the task is ${status}`;
+  return `next status read in ${seconds} s: ${why}; a webhook or an answer reads sooner`;
 }
 
 /** Where an adopted item reports its outcome (see `itemAdoptedSignal`). */
@@ -200,7 +227,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
           checkpointsAhead: model.checkpointsAhead,
           overrides: input.polling,
         });
-        await condition(() => inbox.wake, delay);
+        await condition(() => inbox.wake, delay, { summary: pollTimerSummary(snapshot.status, delay) });
       }
       // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
       if (historyIsFull(input.continueAsNewAfterEvents)) {
@@ -264,7 +291,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       const delayMs = readRetryDelayMs(mode, readFailures, input.polling);
       model.detail = `the last ${readFailures === 1 ? 'status read' : `${readFailures} status reads`} failed (${failureMessage(error)}); the task exists at the service and is still followed: reading again in ${Math.round(delayMs / 1000)} s`;
       publish();
-      await condition(() => inbox.wake, delayMs);
+      await condition(() => inbox.wake, delayMs, { summary: `read the task's status again after ${readFailures} failed read(s)` });
       return undefined;
     }
   }
@@ -298,7 +325,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         const delayMs = readRetryDelayMs(mode, failures, input.polling);
         model.detail = `storing the outputs failed (${failureMessage(error)}); trying again in ${Math.round(delayMs / 1000)} s`;
         publish();
-        await sleep(delayMs);
+        await sleep(delayMs, { summary: `store the outputs again after ${failures} failed attempt(s)` });
       }
     }
   }
@@ -341,6 +368,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     model.detail = openAtService?.detail;
     model.endWaits(Date.now());
     model.cost = outputs.cost ?? model.cost;
+    model.outputs = outputs;
     publish();
     await handlersFinished();
     const finishedAt = Date.now();

@@ -62,7 +62,7 @@ export function handleTaskMessages({ model, inbox, publish }: TaskHandlerContext
     }
   };
 
-  setHandler(researchTaskStateQuery, () => model.toState(), described(researchTaskStateQuery));
+  setHandler(researchTaskStateQuery, () => model.toState(Date.now()), described(researchTaskStateQuery));
   setHandler(
     webhookReceivedSignal,
     (payload) => {

@@ -1,7 +1,9 @@
 import type { TaskSnapshot } from '../activities/types';
+import type { StoredOutputs } from '../domain/artifacts';
 import type { CheckpointType, Interaction, ResearchMode, TaskStatus } from '../api/schemas';
 import { checkpointAnswerProblem } from './checkpoint-answers';
 import { messageSchemas } from './message-schemas';
+import { closedCheckpointRemedy } from './operator-remedy';
 import type { ResearchTaskModelCarried, ResearchTaskState, WaitReason } from './types';
 
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -26,6 +28,8 @@ export class ResearchTaskModel {
   waitingForInputMs = 0;
   /** Time spent settling a create whose answer was lost. */
   reconcilingMs = 0;
+  /** What was stored once the task ended. */
+  outputs?: StoredOutputs;
   readonly rejectedAnswers: ResearchTaskState['rejectedAnswers'] = [];
   readonly rejectedSignals: ResearchTaskState['rejectedSignals'] = [];
   readonly instructions: ResearchTaskState['instructions'] = [];
@@ -178,17 +182,23 @@ export class ResearchTaskModel {
     if (this.progress) lines.push(`step ${this.progress.currentStep} of ${this.progress.totalSteps}`);
     if (this.detail) lines.push(this.detail);
     // A workflow that ended with its task left open cannot take an answer any more: say what can.
-    if (this.interaction && this.status === 'cancel_refused')
-      lines.push(
-        `the checkpoint ${this.interaction.type} (interaction ${this.interaction.interaction_id}) stays open at the service; this workflow has ended and takes no answer: start its pipeline run again with the same run key to follow the task, or answer it at the service`,
-      );
-    else if (this.interaction) lines.push(checkpointHowTo(this.interaction.type, this.interaction.interaction_id));
+    if (this.interaction && this.status === 'cancel_refused') lines.push(closedCheckpointRemedy(this.interaction.type, this.interaction.interaction_id));
+    else if (this.interaction) {
+      const questions = checkpointQuestions(this.interaction);
+      if (questions.length > 0) lines.push(`the research asks:\n${questions.map((question, index) => `${index + 1}. ${question}`).join('\n')}`);
+      lines.push(checkpointHowTo(this.interaction.type, this.interaction.interaction_id));
+    }
     if (this.cost !== undefined) lines.push(`cost ${this.cost.toFixed(2)} USD`);
     return lines.join('\n\n');
   }
 
+  /** Time a checkpoint has waited for a person, the wait still open at `now` included. */
+  waitedForInputMs(now: number): number {
+    return this.waitingForInputMs + (this.#inputSince !== undefined ? Math.max(0, now - this.#inputSince) : 0);
+  }
+
   /** The state query's answer. */
-  toState(): ResearchTaskState {
+  toState(now?: number): ResearchTaskState {
     return {
       deepresearchId: this.deepresearchId,
       status: this.status,
@@ -205,6 +215,8 @@ export class ResearchTaskModel {
       webhooks: this.webhooks,
       error: this.error,
       reconcilingMs: this.reconcilingMs,
+      waitingForInputMs: now !== undefined ? this.waitedForInputMs(now) : this.waitingForInputMs,
+      ...(this.outputs ? { outputs: this.outputs } : {}),
     };
   }
 }
@@ -221,4 +233,23 @@ const EXAMPLE_RESPONSES: Record<string, string> = {
 export function checkpointHowTo(type: string, interactionId: string): string {
   const response = EXAMPLE_RESPONSES[type] ?? '<the answer>';
   return `to go on, run the **respondToCheckpoint** update with \`{"interactionId": "${interactionId}", "response": ${response}}\` (or \`rp respond <run> --item <key> --interaction ${interactionId} --response '${response}'\`)`;
+}
+
+/**
+ * The questions a planning checkpoint asks, as text: its `data.questions` (strings or `{question}`), else
+ * the questions its `expected_response` lists; none for other checkpoints.
+ */
+export function checkpointQuestions(interaction: { type: string; data?: unknown; expected_response?: unknown }): string[] {
+  if (interaction.type !== 'planning_questions') return [];
+  const questionOf = (entry: unknown): string | undefined => {
+    if (typeof entry === 'string') return entry;
+    const question = (entry as { question?: unknown } | null)?.question;
+    return typeof question === 'string' ? question : undefined;
+  };
+  const listed = (value: unknown, field: string): string[] => {
+    const list = (value as Record<string, unknown> | null | undefined)?.[field];
+    return Array.isArray(list) ? list.map(questionOf).filter((question): question is string => question !== undefined && question.trim() !== '') : [];
+  };
+  const asked = listed(interaction.data, 'questions');
+  return [...new Set(asked.length > 0 ? asked : listed(interaction.expected_response, 'answers'))];
 }

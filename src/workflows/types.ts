@@ -1,5 +1,6 @@
 /** Inputs, results and state of the research workflows: plain JSON, shared with clients by `import type`. */
 import type { CollectedBatchTask, CreatedResearchTask } from '../activities/types';
+import type { StoredOutputs } from '../domain/artifacts';
 import type {
   BatchCounts,
   BatchStatus,
@@ -100,6 +101,10 @@ export interface ResearchTaskState {
   error?: string;
   /** Time spent finding out whether a create whose answer was lost made a task (looking, then waiting for an operator). */
   reconcilingMs: number;
+  /** Time a checkpoint waited for a person so far, the wait still open included. */
+  waitingForInputMs?: number;
+  /** Once the task has ended: what was stored (a cancelled workflow ends Canceled, without a result, so the query keeps it). */
+  outputs?: StoredOutputs;
 }
 
 /** A checkpoint answer as signals and updates carry it. */

@@ -8,6 +8,7 @@ import { researchTaskStateQuery } from '../../src/workflows/definitions';
 import { describeScenarios } from '../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
+import { endedCanceled } from '../support/cancelled';
 
 const TOKEN = 'app-token-0123456789abcdef';
 
@@ -72,7 +73,7 @@ describeScenarios('intake: what Temporal carries, and what Temporal refuses', re
     }
     expect(signals.filter((name) => name === 'webhookReceived')).toHaveLength(1);
     await handle.cancel();
-    await handle.result();
+    await endedCanceled(handle);
   });
 
   it('answers a request Temporal refuses for good 500 (not "try later"), and readiness names the missing namespace', async () => {

@@ -6,6 +6,7 @@ import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { ApplicationFailure } from '@temporalio/common';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
+import { cancelledTask } from '../support/cancelled';
 
 describeScenarios('researchTaskWorkflow: cancellation, failures and faults', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -23,10 +24,11 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
       description: 'step 4',
     });
     await handle.cancel();
-    const result = await handle.result();
+    // It ends Canceled (as the Temporal UI shows it); the state query keeps the outcome.
+    const result = await cancelledTask(handle);
     expect(result.status).toBe('cancelled');
-    expect((await world.api.getTask(result.deepresearchId)).status).toBe('cancelled');
-    expect(result.outputs.sources).toBeDefined();
+    expect((await world.api.getTask(result.deepresearchId!)).status).toBe('cancelled');
+    expect(result.outputs?.sources).toBeDefined();
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'cancelled' });
     await recordHistory(handle, 'task-cancelled');
   });
@@ -41,9 +43,9 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     });
     await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).status === 'queued', { description: 'queued' });
     await handle.cancel();
-    const result = await handle.result();
+    const result = await cancelledTask(handle);
     expect(result.status).toBe('cancelled');
-    expect((await world.api.getTask(result.deepresearchId)).status).toBe('cancelled');
+    expect((await world.api.getTask(result.deepresearchId!)).status).toBe('cancelled');
   });
 
   it('fails the workflow with the service error text when the task fails', async () => {
@@ -177,7 +179,7 @@ describeScenarios('researchTaskWorkflow: cancellation, failures and faults', res
     // The list works again; instead of deciding, the operator cancels the run.
     world.emulator.faults.replace({});
     await handle.cancel();
-    const result = await handle.result();
+    const result = await cancelledTask(handle);
     const [made] = await world.api.listTasks({ limit: 1 });
     expect(result).toMatchObject({ status: 'cancelled', deepresearchId: made!.deepresearch_id });
     expect((await world.api.getTask(made!.deepresearch_id)).status).toBe('cancelled');

@@ -5,6 +5,7 @@ import type { ResearchTaskState } from '../../src/workflows/types';
 import { describeScenarios, type ScenarioHandle } from '../support/scenario-env';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
+import { cancelledTask, endedCanceled } from '../support/cancelled';
 
 describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -81,7 +82,7 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
       { instruction: 'Focus on Texas.', accepted: false, reason: expect.stringContaining('service unavailable') },
     ]);
     await handle.cancel();
-    await handle.result();
+    await endedCanceled(handle);
   });
 
   it('keeps the stored outputs when cancelled while storing them', async () => {
@@ -117,11 +118,12 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
       description: 'the plan review',
     });
     await handle.cancel();
-    const result = await handle.result();
-    const atService = await world.api.getTask(result.deepresearchId);
+    // Canceled in the UI; the attribute and the state query both say cancel_refused.
+    const result = await cancelledTask(handle);
+    const atService = await world.api.getTask(result.deepresearchId!);
     expect(['awaiting_input', 'paused']).toContain(atService.status);
-    expect(result.status).toBe('cancelled');
-    expect(result.openAtService).toMatchObject({ status: atService.status, detail: expect.stringContaining('the service refused to cancel the task') });
+    expect(result.status).toBe('cancel_refused');
+    expect(result.detail).toContain('the service refused to cancel the task');
     expect(await handle.searchAttributes()).toMatchObject({ ResearchStatus: 'cancel_refused' });
   });
 });

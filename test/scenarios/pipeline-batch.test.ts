@@ -6,6 +6,7 @@ import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { cancelledRun } from '../support/cancelled';
 
 const text = async (uri: string): Promise<string> => readFile(fileURLToPath(uri), 'utf8');
 const tickers = (count: number, extra: string[] = []): string =>
@@ -154,13 +155,13 @@ describeScenarios('pipelineRunWorkflow with a batch step', researchSetup, (getEn
     const batch = env.getHandle<ResearchBatchResult>((await handle.query(pipelineRunStateQuery)).detail!.match(/workflow (\S+)/)![1]!);
     await env.waitUntil(async () => (await world!.api.listBatches())[0]?.counts.completed === 2, { timeoutMs: 3_600_000, description: 'two tasks to finish' });
     await handle.cancel();
-    const result = await handle.result();
-    expect(result.status).toBe('cancelled');
+    const result = await cancelledRun(handle);
+    expect(result.phase).toBe('cancelled');
     expect(result.counts.completed + result.counts.cancelled).toBe(8);
     expect(result.counts.completed).toBeGreaterThanOrEqual(2);
     expect(result.counts.cancelled).toBeGreaterThan(0);
     expect((await batch.result()).status).toBe('cancelled');
-    const lines = (await text(result.outputs.files[0]!.uri))
+    const lines = (await text(result.outputs!.files[0]!.uri))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Line);

@@ -11,6 +11,7 @@ import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
 import { companies } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { cancelledRun } from '../support/cancelled';
 
 /**
  * The operator commands end to end on a run: what `rp pause | resume | status | respond | budget |
@@ -99,8 +100,8 @@ budget_usd: 0.25
     const cancelled = capture();
     expect(await cancelCommand(run, {}, cancelled.io, opener())).toBe(0);
     expect(cancelled.out()).toBe('cancel requested: pipeline-run/steered/ops\n');
-    const result = await handle.result();
-    expect(result.status).toBe('cancelled');
+    const result = await cancelledRun(handle);
+    expect(result.phase).toBe('cancelled');
     expect(result.counts.completed).toBe(1);
     const after = capture();
     expect(await statusCommand(run, {}, after.io, opener())).toBe(0);

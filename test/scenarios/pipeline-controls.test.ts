@@ -15,6 +15,7 @@ import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import { describeScenarios, recordHistory, WorkflowUpdateFailedError } from '../support/scenario-env';
 import { companies, pipelineInput } from './pipeline-world';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
+import { cancelledRun, cancelledTask } from '../support/cancelled';
 
 const fastResearch = (count: number, extra: string) => `
 name: scan
@@ -116,12 +117,15 @@ describeScenarios('pipelineRunWorkflow controls', researchSetup, (getEnv) => {
     const child = env.getHandle(`research-task/scan/controls/${runningKey}`);
     await env.waitUntil(async () => (await child.query(researchTaskStateQuery)).deepresearchId !== undefined, { description: 'the child to create its task' });
     await handle.cancel();
-    const result = await handle.result();
+    const result = await cancelledRun(handle);
     await recordHistory(handle, 'pipeline-pause-cancel');
-    expect(result.status).toBe('cancelled');
+    expect(result.phase).toBe('cancelled');
     expect(result.counts).toMatchObject({ completed: 2, cancelled: 1 });
-    expect(await child.result()).toMatchObject({ status: 'cancelled' });
-    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
+    // The cancelled item's cost reached the run through its report (a Canceled child carries no result).
+    const item = await cancelledTask(child);
+    expect(item).toMatchObject({ status: 'cancelled' });
+    expect(result.ledger.spentUsd).toBeGreaterThan(0);
+    const lines = (await readFile(fileURLToPath(result.outputs!.files[0]!.uri), 'utf8'))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { status: string });

@@ -6,7 +6,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
-import { pipelineRunStateQuery } from '../../src/workflows/definitions';
+import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflows/definitions';
+import { checkpointQuestions } from '../../src/workflows/task-state';
+import { endedCanceled } from '../support/cancelled';
 import { pipelineItemWorkflowId } from '../../src/domain/ids';
 import { describeScenarios } from '../support/scenario-env';
 import { testServer } from '../support/server/test-server';
@@ -127,10 +129,10 @@ budget_usd: 5
 
       const at = `/namespaces/${server.available ? server.namespace : 'default'}/workflows/${encodeURIComponent(workflowId)}/${runId}`;
       // User Metadata: the static summary and details from the start, and the current details the run keeps up to date.
-      const metadata = await open(`${at}/user-metadata`, [`Pipeline market-scan, run ${runKey}`, 'waiting at a checkpoint'], 'pipeline-run-metadata.png');
+      const metadata = await open(`${at}/user-metadata`, [`Pipeline market-scan, run ${runKey}`, 'waiting for 2 answers'], 'pipeline-run-metadata.png');
       expect(metadata.text).toContain('Profiles of the companies in a market');
       expect(metadata.text).toMatch(/step: deepresearch · concurrency 2 · budget 5 USD/);
-      expect(metadata.text).toMatch(/2 waiting at a checkpoint/);
+      expect(metadata.text).toMatch(/waiting for 2 answers(, oldest \d+s)? \(at a checkpoint\)/);
       expect(metadata.text).toContain('respondToCheckpoint');
       await metadata.page.close();
 
@@ -194,5 +196,154 @@ budget_usd: 5
       await list.page.close();
       await handle.cancel();
     });
+
+    it("shows a running run's money as it is spent, and a cancelled run as Canceled", async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+      const dir = await mkdtemp(path.join(tmpdir(), 'rp-ui-live-'));
+      const file = path.join(dir, 'news-watch.yaml');
+      // Items start one a second, so the run is still running when its spending is shown (every 30 s or 25 items).
+      await writeFile(
+        file,
+        `
+name: news-watch
+description: News of each company, one search each.
+input:
+  items:
+${companies(60)}
+  key: "{{ item.domain | slug }}"
+step:
+  search:
+    query: "{{ item.name }} news"
+concurrency: 2
+start_rate_per_second: 1
+budget_usd: 50
+`,
+      );
+      const runKey = `live-${Date.now().toString(36)}`;
+      const { handle, workflowId } = await startPipeline(
+        env.client,
+        await loadPipelineDefinition(file),
+        {},
+        { runKey, taskQueue: env.taskQueue, polling: world.polling },
+      );
+      const described = async () => (await handle.describe()).searchAttributes;
+      await env.waitUntil(
+        async () => {
+          const attributes = await described();
+          return attributes.ResearchStatus?.[0] === 'running' && Number(attributes.ResearchCostUsd?.[0] ?? 0) > 0;
+        },
+        { timeoutMs: 4 * 3_600_000, description: 'the running run to show money spent' },
+      );
+      const { runId } = await handle.describe();
+      const at = `/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${runId}`;
+      const live = await open(`${at}/metadata`, ['"ResearchStatus": "running"', '"ResearchCostUsd"'], 'pipeline-run-live-cost.png');
+      // More than nothing, while the run still runs.
+      expect(live.text).toMatch(/"ResearchCostUsd": ([1-9]|0\.0*[1-9])/);
+      await live.page.close();
+
+      await handle.cancel();
+      await endedCanceled(handle);
+      const cancelled = await open(`${at}/history`, ['Canceled'], 'pipeline-run-cancelled.png');
+      // The status badge: Canceled, not Completed.
+      expect(cancelled.text).toMatch(/\bCANCELED\b/);
+      expect(cancelled.text).not.toMatch(/\bCOMPLETED\b/);
+      await cancelled.page.close();
+      const attributes = await open(`${at}/metadata`, ['"ResearchStatus": "cancelled"'], 'pipeline-run-cancelled-attributes.png');
+      await attributes.page.close();
+    });
+
+    it('shows the planning questions a task waits on, and the update dialog that answers them', async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+      const workflowId = `ui-planning-${Date.now().toString(36)}`;
+      const handle = await env.start('researchTaskWorkflow', {
+        workflowId,
+        args: [{ request: { query: 'Heat pumps in cold climates', mode: 'fast', hitl: { planning_questions: true } }, polling: world.polling }],
+      });
+      await env.waitUntil(async () => (await handle.query(researchTaskStateQuery)).interaction?.type === 'planning_questions', {
+        timeoutMs: 600_000,
+        description: 'the planning questions',
+      });
+      const { interaction } = await handle.query(researchTaskStateQuery);
+      const questions = checkpointQuestions(interaction!);
+      expect(questions.length).toBeGreaterThan(0);
+      const { runId } = await env.client.workflow.getHandle(workflowId).describe();
+      const at = `/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${runId}`;
+      const waiting = await open(`${at}/user-metadata`, ['the research asks:', questions[0]!, 'respondToCheckpoint'], 'research-task-planning-questions.png');
+      for (const question of questions) expect(waiting.text).toContain(question);
+      await waiting.page.close();
+
+      // Every timer the task started says why it waits.
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      const timers = (history.events ?? []).filter((event) => event.timerStartedEventAttributes);
+      expect(timers.length).toBeGreaterThan(0);
+      for (const timer of timers) expect(defaultPayloadConverter.fromPayload<string>(timer.userMetadata!.summary!)).toMatch(/^next status read in \d+ s: /);
+
+      // The update dialog: respondToCheckpoint chosen, the answer the current details show typed in.
+      const response = JSON.stringify({ answers: questions.map((question) => ({ question, answer: 'Northern Europe since 2020' })) });
+      const dialog = await openUpdateDialog(at, `{"interactionId": "${interaction!.interaction_id}", "response": ${response}}`);
+      expect(dialog.text).toContain('Send an Update');
+      expect(dialog.text).toContain('respondToCheckpoint');
+      expect(dialog.text).toContain(interaction!.interaction_id);
+      await dialog.page.close();
+      await handle.cancel();
+    });
   });
+
+  /** Clicks the innermost button or menu item whose text is `text`, in the page itself (the UI's menus re-render under a pointer). */
+  async function clickText(page: Page, text: string): Promise<void> {
+    await page.waitForFunction(
+      (wanted: string) => {
+        const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ innerText: string; click(): void }> } }).document;
+        const found = Array.from(doc.querySelectorAll('button, [role="menuitem"], li, a')).filter((element) => element.innerText.trim() === wanted);
+        found.at(-1)?.click();
+        return found.length > 0;
+      },
+      { timeout: 15_000 },
+      text,
+    );
+  }
+
+  /** Opens the workflow's update dialog (More Actions, Send an Update) with respondToCheckpoint chosen and `answer` typed as its data. */
+  async function openUpdateDialog(at: string, answer: string): Promise<{ page: Page; text: string }> {
+    const { page } = await open(`${at}/history`, ['Request Cancellation'], 'research-task-actions.png');
+    await clickText(page, 'More Actions');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await page.screenshot({ path: path.join(shots, 'research-task-more-actions.png') });
+    await clickText(page, 'Send an Update');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await page.click('dialog[open] #update-select-select');
+    await page.waitForFunction(
+      () => {
+        const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null; click(): void }> } })
+          .document;
+        const option = Array.from(doc.querySelectorAll('dialog[open] li[role="option"]')).find((element) =>
+          element.textContent?.includes('respondToCheckpoint'),
+        );
+        option?.click();
+        return option !== undefined;
+      },
+      { timeout: 15_000 },
+    );
+    const editor = await page.waitForSelector('dialog[open] .cm-content', { timeout: 15_000 });
+    await editor!.click();
+    await page.keyboard.type(answer);
+    await page.waitForFunction(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes('Update'), {
+      timeout: 15_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await page.screenshot({ path: path.join(shots, 'research-task-update-dialog.png') });
+    // The open dialog's text and the values of its fields (the chosen update's name sits in an input).
+    const text = await page.evaluate(() => {
+      type Node = { textContent: string | null; querySelectorAll(selector: string): ArrayLike<{ value: string }> };
+      const dialog = (globalThis as unknown as { document: { querySelector(selector: string): Node | null } }).document.querySelector('dialog[open]');
+      return dialog
+        ? `${dialog.textContent ?? ''}\n${Array.from(dialog.querySelectorAll('input'))
+            .map((input) => input.value)
+            .join('\n')}`
+        : '';
+    });
+    return { page, text };
+  }
 });

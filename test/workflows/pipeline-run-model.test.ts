@@ -1,5 +1,12 @@
 import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-run-model';
-import { estimateTimeLeft, itemSettledProblem, itemWaitingProblem, operatorSignalProblem, runDetails } from '../../src/workflows/pipeline-progress';
+import {
+  estimateTimeLeft,
+  peopleWaitText,
+  itemSettledProblem,
+  itemWaitingProblem,
+  operatorSignalProblem,
+  runDetails,
+} from '../../src/workflows/pipeline-progress';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
 
 const item = (key: string, index: number, extra: Partial<PlannedItem> = {}): PlannedItem => ({
@@ -174,6 +181,15 @@ describe('progress', () => {
     expect(estimateTimeLeft({ counts: { ...counts, completed: 0, failed: 0 }, total: 100, activeMs: 60_000 })).toEqual({});
     // A finished run has no estimate, rather than "about 0s left".
     expect(estimateTimeLeft({ counts, total: 10, activeMs: 60_000 })).toEqual({ itemsPerMinute: 10 });
+    expect(estimateTimeLeft({ counts, total: 100, activeMs: 60_000, phase: 'cancelled' })).toEqual({ itemsPerMinute: 10 });
+    // Nobody can say when people answer: no estimate while every item in flight waits for one.
+    expect(estimateTimeLeft({ counts, total: 100, activeMs: 60_000, blockedOnPeople: true })).toEqual({ itemsPerMinute: 10 });
+  });
+
+  it('says how many answers a run waits for and how long the oldest has waited', () => {
+    expect(peopleWaitText('checkpoint', 3, 2 * 3_600_000)).toBe('waiting for 3 answers, oldest 2h 0m');
+    expect(peopleWaitText('checkpoint', 1)).toBe('waiting for 1 answer');
+    expect(peopleWaitText('operator', 2, 90_000)).toBe('waiting for an operator (2 items), oldest 1m 30s');
   });
 
   it('says the estimate leaves out the items waiting for a person', () => {
@@ -217,12 +233,16 @@ describe('items waiting for a person', () => {
     run.loadPage({ items: [item('a', 0), item('b', 1)], cursor: cursor(2), done: true });
     run.start(run.peek()!, 0);
     run.start(run.peek()!, 0);
-    run.noteWaiting('b', 'checkpoint');
-    run.noteWaiting('a', 'operator');
-    run.noteWaiting('ghost', 'checkpoint');
+    run.noteWaiting('b', 'checkpoint', 0);
+    run.noteWaiting('a', 'operator', 0);
+    run.noteWaiting('ghost', 'checkpoint', 0);
     expect(run.toState('r', 1, 0).waiting).toEqual({ checkpoint: ['b'], operator: ['a'] });
-    expect(run.details(0)).toContain('1 waiting at a checkpoint');
-    expect(run.details(0)).toContain('1 waiting for an operator');
+    expect(run.details(0)).toContain('waiting for 1 answer (at a checkpoint)');
+    expect(run.details(0)).toContain('waiting for an operator (1 item)');
+    // The longest wait shows in the details and the state; no estimate while everything waits for people.
+    expect(run.details(7_200_000)).toContain('waiting for 1 answer, oldest 2h 0m (at a checkpoint)');
+    expect(run.toState('r', 1, 7_200_000).waitingLongestMs).toEqual({ checkpoint: 7_200_000, operator: 7_200_000 });
+    expect(run.toState('r', 1, 7_200_000).etaMs).toBeUndefined();
     run.noteWaiting('b', null);
     run.settle('a', { status: 'completed', costUsd: 0.1 }, 10);
     expect(run.toState('r', 1, 10).waiting).toEqual({ checkpoint: [], operator: [] });

@@ -1,4 +1,5 @@
 import {
+  CHECKPOINT_WATCH_MAX_DELAY_MS,
   AWAITING_INPUT_POLL_DELAY_MS,
   nextPollDelayMs,
   PAUSED_POLL_DELAY_MS,
@@ -26,15 +27,20 @@ describe('nextPollDelayMs', () => {
     }
   });
 
-  it('grows with elapsed time, never shrinks, and stops at the mode cap', () => {
-    let previous = 0;
-    for (let elapsed = 0; elapsed <= 3 * 3_600_000; elapsed += 30_000) {
-      const delay = nextPollDelayMs({ ...base, elapsedMs: elapsed });
-      expect(delay).toBeGreaterThanOrEqual(previous);
-      expect(delay).toBeLessThanOrEqual(POLL_PROFILES.standard.maxDelayMs);
-      previous = delay;
+  it('grows with elapsed time, never shrinks, and stops at the checkpoint watch cap while a checkpoint may come', () => {
+    for (const mode of ['standard', 'heavy', 'max'] as const) {
+      let previous = 0;
+      for (let elapsed = 0; elapsed <= 3 * 3_600_000; elapsed += 30_000) {
+        const delay = nextPollDelayMs({ ...base, mode, elapsedMs: elapsed });
+        expect(delay).toBeGreaterThanOrEqual(previous);
+        expect(delay).toBeLessThanOrEqual(CHECKPOINT_WATCH_MAX_DELAY_MS);
+        previous = delay;
+      }
+      // A checkpoint is seen within 30 s of being asked, whatever the mode (it was up to 3 minutes for max).
+      expect(previous).toBe(CHECKPOINT_WATCH_MAX_DELAY_MS);
     }
-    expect(previous).toBe(POLL_PROFILES.standard.maxDelayMs);
+    // Once no checkpoint can come, the mode's own cap applies again.
+    expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs: 3 * 3_600_000 })).toBe(POLL_PROFILES.standard.maxDelayMs);
   });
 
   it("without checkpoints, waits out the mode's shortest typical duration before the second poll", () => {
@@ -103,7 +109,9 @@ describe('nextPollDelayMs', () => {
 
   it('honours overrides, keeping the cap at least the initial delay', () => {
     expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(200);
-    expect(nextPollDelayMs({ ...base, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(1_000);
+    expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(1_000);
+    // The checkpoint watch cap scales with the initial delay, as the emulator's faster clock does: 30 s × 200/10,000.
+    expect(nextPollDelayMs({ ...base, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(600);
     expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 5_000, maxDelayMs: 1_000 } })).toBe(5_000);
   });
 });

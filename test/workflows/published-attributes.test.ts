@@ -1,4 +1,4 @@
-import { pairsToUpsert } from '../../src/workflows/published-attributes';
+import { liveUpsertDue, pairsToUpsert } from '../../src/workflows/published-attributes';
 import { DeepResearchIdKey, ResearchCostUsdKey, ResearchStatusKey } from '../../src/workflows/search-attributes';
 
 const status = (value: string) => ({ key: ResearchStatusKey, value });
@@ -41,5 +41,37 @@ describe('which search attributes a workflow upserts', () => {
   it('upserts everything, even nothing, when told to always', () => {
     expect(pairsToUpsert(published([['ResearchStatus', 'running']]), [status('running')], { kind: 'always' })).toEqual([status('running')]);
     expect(pairsToUpsert(published([]), [], { kind: 'always' })).toEqual([]);
+  });
+});
+
+describe('liveUpsertDue: money and progress shown as they move, bounded', () => {
+  const bound = { minIntervalMs: 30_000, everyItems: 25 };
+  it('shows the first value at once', () => {
+    expect(liveUpsertDue(undefined, { at: 0, settled: 0, value: 0 }, bound)).toBe(true);
+  });
+  it('shows nothing when the value has not moved, however long it has been', () => {
+    expect(liveUpsertDue({ at: 0, settled: 0, value: 1.5 }, { at: 3_600_000, settled: 100, value: 1.5 }, bound)).toBe(false);
+  });
+  it('holds a moved value until the interval has passed', () => {
+    const last = { at: 0, settled: 0, value: 1 };
+    expect(liveUpsertDue(last, { at: 29_999, settled: 3, value: 1.2 }, bound)).toBe(false);
+    expect(liveUpsertDue(last, { at: 30_000, settled: 3, value: 1.2 }, bound)).toBe(true);
+  });
+  it('shows a moved value sooner once enough items settled', () => {
+    expect(liveUpsertDue({ at: 0, settled: 10, value: 1 }, { at: 1_000, settled: 35, value: 4 }, bound)).toBe(true);
+    expect(liveUpsertDue({ at: 0, settled: 10, value: 1 }, { at: 1_000, settled: 34, value: 4 }, bound)).toBe(false);
+  });
+  it('writes at most one event per interval on a long slow run', () => {
+    let last: { at: number; settled: number; value: unknown } | undefined;
+    let upserts = 0;
+    // One item settles every 2 s for an hour, each adding money: 1,800 changes.
+    for (let second = 0, settled = 0; second < 3_600; second += 2, settled++) {
+      const now = { at: second * 1000, settled, value: settled * 0.1 };
+      if (liveUpsertDue(last, now, { minIntervalMs: 30_000, everyItems: 1_000 })) {
+        upserts++;
+        last = now;
+      }
+    }
+    expect(upserts).toBe(120);
   });
 });

@@ -1,6 +1,6 @@
 import type { TaskSnapshot } from '../../src/activities/types';
 import type { Interaction } from '../../src/api/schemas';
-import { checkpointHowTo, ResearchTaskModel } from '../../src/workflows/task-state';
+import { checkpointHowTo, checkpointQuestions, ResearchTaskModel } from '../../src/workflows/task-state';
 
 const review: Interaction = { interaction_id: 'int_2', type: 'plan_review', created_at: 0, timeout_ms: 300_000 };
 const snapshot = (status: TaskSnapshot['status'], extra: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
@@ -42,6 +42,36 @@ describe('ResearchTaskModel', () => {
     expect(model.waitingForInputMs).toBe(35_000);
     model.endWaits(90_000);
     expect(model.waitingForInputMs).toBe(35_000);
+  });
+
+  it('shows the wait for a person so far in the state, before the task ends', () => {
+    const model = created(['plan_review']);
+    model.apply(snapshot('awaiting_input', { interaction: review }), 10_000);
+    expect(model.toState(70_000).waitingForInputMs).toBe(60_000);
+  });
+
+  it('shows the planning questions in the current details, with the answer to send', () => {
+    const model = created(['planning_questions']);
+    const questions: Interaction = {
+      interaction_id: 'int_1',
+      type: 'planning_questions',
+      created_at: 0,
+      timeout_ms: 300_000,
+      data: {
+        context: 'A few answers will focus the research plan.',
+        questions: [
+          { id: 'q1', question: 'Which region?' },
+          { id: 'q2', question: 'Since when?' },
+        ],
+      },
+    };
+    model.apply(snapshot('awaiting_input', { interaction: questions }), 0);
+    expect(model.details()).toContain('the research asks:\n1. Which region?\n2. Since when?');
+    expect(model.details()).toContain('respondToCheckpoint');
+    expect(checkpointQuestions({ type: 'planning_questions', expected_response: { answers: [{ question: 'Budget?', answer: 'string' }] } })).toEqual([
+      'Budget?',
+    ]);
+    expect(checkpointQuestions(review)).toEqual([]);
   });
 
   it('hides an interaction once answered, so a second answer to it is refused', () => {

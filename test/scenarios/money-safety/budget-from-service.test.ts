@@ -3,6 +3,7 @@ import { pipelineRunStateQuery } from '../../../src/workflows/definitions';
 import { describeScenarios, recordHistory } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+import { cancelledRun } from '../../support/cancelled';
 
 describeScenarios('money safety: the budget, counted at the service', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -46,8 +47,8 @@ budget_usd: ${budget}
     expect(state.ledger.spentUsd).toBeCloseTo(stats.chargedUsd, 6);
     expect(state.detail).toMatch(/would pass the budget of 0\.01 USD .*raise it with the raiseBudget update/);
     await handle.cancel();
-    const result = await handle.result();
-    expect(result.status).toBe('cancelled');
+    const result = await cancelledRun(handle);
+    expect(result.phase).toBe('cancelled');
     await recordHistory(handle, 'pipeline-search-budget');
     expect(world.emulator.stats.snapshot().chargedUsd).toBeCloseTo(stats.chargedUsd, 9);
   });

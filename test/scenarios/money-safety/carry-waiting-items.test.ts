@@ -6,6 +6,7 @@ import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios, recordHistory } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+import { cancelledRun } from '../../support/cancelled';
 
 // Case 12: a run that continues as new used to drain its whole window first, so one item waiting for a
 // person's answer held every new start for as long as nobody answered.
@@ -112,8 +113,8 @@ budget_usd: 5
       { timeoutMs: 3_600_000, description: 'the first item carried into a later execution, waiting at its plan review' },
     );
     await handle.cancel();
-    const result = await handle.result();
-    expect(result.status).toBe('cancelled');
+    const result = await cancelledRun(handle);
+    expect(result.phase).toBe('cancelled');
     expect(result.counts).toMatchObject({ cancelled: 1, completed: 0 });
     const item = env.client.workflow.getHandle(pipelineItemWorkflowId('carried', 'cancelled', 'company-1-example'));
     expect((await item.describe()).status.name).not.toBe('RUNNING');

@@ -7,6 +7,7 @@ import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+import { cancelledRun } from '../../support/cancelled';
 
 // Case 13: the service does not cancel a task waiting at a checkpoint. A cancelled run recorded the item
 // cancelled and forgot the task, so resuming the run paid for a second task beside the first.
@@ -43,9 +44,9 @@ budget_usd: 5
       description: 'the item at its plan review',
     });
     await first.cancel();
-    const cancelled = await first.result();
+    const cancelled = await cancelledRun(first);
     expect(cancelled.counts).toMatchObject({ cancelled: 1, completed: 0 });
-    const [line] = (await readFile(fileURLToPath(cancelled.outputs.files[0]!.uri), 'utf8'))
+    const [line] = (await readFile(fileURLToPath(cancelled.outputs!.files[0]!.uri), 'utf8'))
       .trim()
       .split('\n')
       .map((text) => JSON.parse(text) as { status: string; open_at_service?: { task_id: string; status: string } });

@@ -5,6 +5,7 @@ import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+import { cancelledRun } from '../../support/cancelled';
 
 describeScenarios('money safety: resuming a cancelled run', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
@@ -41,7 +42,7 @@ budget_usd: 5
     const child = env.getHandle(`research-task/resumed/again/${runningKey}`);
     await env.waitUntil(async () => (await child.query(researchTaskStateQuery)).deepresearchId !== undefined, { description: 'the child to create its task' });
     await first.cancel();
-    expect((await first.result()).counts).toMatchObject({ completed: 1, cancelled: 1 });
+    expect((await cancelledRun(first)).counts).toMatchObject({ completed: 1, cancelled: 1 });
     const createdBefore = world.emulator.stats.snapshot().tasksCreated;
     expect(createdBefore).toBe(2);
 
