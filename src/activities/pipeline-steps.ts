@@ -4,11 +4,11 @@ import { renderStepRequest } from '../pipelines/render-item';
 import { sequenceStepSpec } from '../pipelines/step-kind';
 import { stepDecision, stepsScope, type StepResultView } from '../pipelines/step-plan';
 import { pipelineStepCallKey } from '../domain/ids';
-import type { PipelineStepRecord, StepPlan } from '../domain/pipeline-types';
+import type { PipelineItemRecord, PipelineStepRecord, StepPlan } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { readJson } from './pipeline-item-views';
-import { itemResultKey, runContext, type PipelineRunRef } from './pipeline-items';
+import { itemRecordKey, itemResultKey, runContext, type PipelineRunRef } from './pipeline-items';
 import { MAX_PLANNED_ITEM_BYTES, previewOf } from './pipeline-pages';
 import type { ArtifactStore } from './store';
 
@@ -113,11 +113,25 @@ export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>
     const preview = request.kind === 'workflow' ? await previewOf(deps.api, request.preview, new Map()) : undefined;
     if (preview && 'problem' in preview) return { kind: 'problem', error: `${input.item.where}: step ${step.id}: ${preview.problem}` };
     const estimate = estimateItem(request, preview);
-    return { kind: 'run', request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd) };
+    const existingTask = request.kind === 'deepresearch' ? await taskLeftOpen(store, prefix, input.item.key, step.id) : undefined;
+    return { kind: 'run', request, reserveUsd: Math.max(estimate.usd, estimate.maxUsd), ...(existingTask ? { existingTask } : {}) };
   } catch (error) {
     if (!(error instanceof ItemError)) throw error;
     return { kind: 'problem', error: error.message };
   }
+}
+
+/**
+ * The DeepResearch task an earlier execution's cancelled step left open at the service (it waited at a
+ * checkpoint, and the service would not cancel it), from the item's record: a resumed run follows that
+ * task to its end instead of paying for another.
+ */
+async function taskLeftOpen(store: ArtifactStore, prefix: string, itemKey: string, stepId: string): Promise<string | undefined> {
+  const ref = await store.stat(itemRecordKey(prefix, itemKey));
+  if (!ref) return undefined;
+  const record = (await readJson(store, ref.key)) as PipelineItemRecord;
+  const step = record.steps?.find((entry) => entry.id === stepId);
+  return record.status === 'cancelled' && step?.status === 'cancelled' ? step.openAtService?.deepresearchId : undefined;
 }
 
 /** Writes a step's record (replaced whole): what a retry or `--resume` reuses instead of paying again. */

@@ -144,6 +144,8 @@ export interface PipelineStepRecord {
   error?: string;
   /** Part of `costUsd` a call whose answer was lost may have been charged (see PipelineItemRecord). */
   possiblyChargedUsd?: number;
+  /** A cancelled step whose task the service would not cancel: a resumed run follows that task (see PipelineItemRecord). */
+  openAtService?: PipelineItemRecord['openAtService'];
   finishedAt: number;
 }
 
@@ -164,7 +166,13 @@ export type StepPlan =
   /** The step cannot run (a template names a missing result, a preview was refused): the item fails without paying. */
   | { kind: 'problem'; error: string }
   /** Send `request`, reserving `reserveUsd` (the step's price or its caps). */
-  | { kind: 'run'; request: ItemRequest; reserveUsd: number };
+  | {
+      kind: 'run';
+      request: ItemRequest;
+      reserveUsd: number;
+      /** A DeepResearch task an earlier execution's cancelled step left open at the service: followed, not created again. */
+      existingTask?: string;
+    };
 
 /** Counts of items by what happened to them. */
 export interface PipelineCounts {

@@ -52,6 +52,8 @@ export class PipelineRun {
   readonly identity: RunIdentity;
   /** Something happened (a message came, an item ended) that the run's next wait must not sleep through. */
   changed = false;
+  /** Reports of `steps:` children that ended Canceled (their cost and outputs ride on the report), by workflow id. */
+  readonly stepReports = new Map<string, ItemSettledReport>();
   readonly #attributes = new PublishedAttributes();
   /** Tells the run's `notify:` receivers when it waits and when it ends. */
   readonly notifier: RunNotifier;

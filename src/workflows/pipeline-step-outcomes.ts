@@ -21,6 +21,7 @@ export function stepRecordOf(step: Pick<SequenceStepSpec, 'id' | 'kind'>, outcom
     ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}),
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
     ...(outcome.possiblyChargedUsd ? { possiblyChargedUsd: outcome.possiblyChargedUsd } : {}),
+    ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
     finishedAt: now,
   };
 }

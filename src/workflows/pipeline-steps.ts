@@ -74,7 +74,7 @@ export async function runItemSteps(run: PipelineRun, item: PlannedItem, attempts
       );
     }
     const stepReserved = Math.max(reserved, plan.reserveUsd);
-    const outcome = await runStep(run, item, step, plan.request, stepReserved, attempts, onChild);
+    const outcome = await runStep(run, item, step, plan.request, stepReserved, attempts, onChild, plan.existingTask);
     if (outcome.status === 'credits_exhausted') {
       run.model.settleStep(item.key, stepReserved, 0);
       return outcome;
@@ -104,6 +104,7 @@ async function runStep(
   reserveUsd: number,
   attempts: number,
   onChild: (workflowId?: string) => void,
+  existingTask?: string,
 ): Promise<ItemOutcome> {
   if (request.kind === 'deepresearch' || request.kind === 'workflow') {
     const workflowId = pipelineStepWorkflowId(run.definition.name, run.runKey, item.key, step.id, item.generation);
@@ -111,7 +112,14 @@ async function runStep(
     try {
       const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
         workflowId,
-        args: [{ request: request.request, context: run.childContext(item.key), ...(run.input.polling ? { polling: run.input.polling } : {}) }],
+        args: [
+          {
+            request: request.request,
+            context: run.childContext(item.key),
+            ...(run.input.polling ? { polling: run.input.polling } : {}),
+            ...(existingTask ? { existingTask } : {}),
+          },
+        ],
         // A failed attempt may run again; a completed or running step's workflow is never started twice.
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -121,9 +129,12 @@ async function runStep(
     } catch (error) {
       // Started by an earlier execution (the run was stopped, then resumed): followed to its end, not paid again.
       if (error instanceof WorkflowExecutionAlreadyStartedError) return await followStepWorkflow(workflowId);
-      if (isCancellation(error)) return { status: 'cancelled', costUsd: 0, workflowId };
+      // A step's task that ended Canceled reported what it cost, what it stored, and whether the service left it open.
+      const report = run.stepReports.get(workflowId);
+      if (isCancellation(error)) return report ? adoptedOutcome(workflowId, report) : { status: 'cancelled', costUsd: 0, workflowId };
       return failedChildOutcome(workflowId, error);
     } finally {
+      run.stepReports.delete(workflowId);
       onChild(undefined);
     }
   }

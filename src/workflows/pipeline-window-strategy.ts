@@ -71,6 +71,13 @@ export class WindowStrategy implements RunStrategy {
   }
 
   itemSettled(report: ItemSettledReport): void {
+    // A step's research task that ends Canceled reports its cost and outputs (and a task the service
+    // would not cancel) before it ends: kept for the step that awaits it.
+    if (report.status === 'cancelled' && report.workflowId === this.#stepChildren.get(report.item)) {
+      this.run.stepReports.set(report.workflowId, report);
+      this.run.wake();
+      return;
+    }
     const flight = this.run.model.inFlight.get(report.item);
     // An item this run adopted reports here, and so does a child that ends Canceled (its result rides on
     // the report), from the workflow that serves it now.
