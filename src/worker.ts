@@ -8,6 +8,7 @@ import { checkWorkerResearchService, type Config } from './config';
 import { configSecrets, createLogger } from './logging';
 import { installWorkerRuntime } from './observability/runtime';
 import { serviceErrorMetrics } from './observability/service-error-metrics';
+import { workerTracing } from './observability/tracing';
 import { ensureSearchAttributes } from './register-search-attributes';
 import { connectionSecurityOptions } from './temporal/connection-options';
 import { connectWorkerTemporal, type TemporalServer } from './temporal/connect';
@@ -120,6 +121,9 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       `a Temporal runtime already exists in this process: METRICS_BIND_ADDRESS=${config.metricsBindAddress} and the log settings apply only to the first one`,
     );
   }
+  // With OTEL_EXPORTER_OTLP_ENDPOINT set, spans of workflows and activities go there (OTLP/HTTP).
+  const tracing = workerTracing(process.env);
+  if (tracing) log(`tracing to ${tracing.url}`);
   const research = await openResearchService(config, options.startEmulator);
   let temporal: TemporalServer | undefined;
   const cleanups: Array<() => void> = [];
@@ -140,6 +144,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     const worker = await Worker.create({
       connection: temporal.nativeConnection,
       ...createWorkerOptions(config, { api: research.api, store, secrets }),
+      ...(tracing ? { plugins: [tracing.plugin] } : {}),
     });
     // Temporal's runtime also reacts to these signals; shutting down twice is refused, so check the state.
     const stop = () => {
@@ -164,5 +169,6 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     for (const cleanup of cleanups) cleanup();
     await temporal?.close();
     await research.close();
+    await tracing?.shutdown();
   }
 }

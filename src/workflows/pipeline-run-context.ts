@@ -9,6 +9,7 @@ import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domai
 import { liveUpsertDue, PublishedAttributes, type LiveMark } from './published-attributes';
 import { settledCount } from './pipeline-progress';
 import { RunNotifier } from './run-notifications';
+import { setRunGauges } from './run-gauges';
 import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './search-attributes';
 
 /** Most item records one background write carries (its input sits in history). */
@@ -110,6 +111,7 @@ export class PipelineRun {
       this.#costMark = now;
     }
     setCurrentDetails(model.details(Date.now()));
+    setRunGauges(this.definition.name, model);
     this.notifier.observe();
   }
 

@@ -15,6 +15,10 @@ import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling'
 import type { ResearchTaskInput } from '../../src/workflows/types';
 import { testServer } from '../support/server/test-server';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
+import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import { pipelineItemWorkflowId } from '../../src/domain/ids';
+import { itemSource, parsePipelineDefinition, resolveParameters } from '../../src/pipelines';
+import { pipelineRunStateQuery, raiseBudgetUpdate, researchTaskStateQuery, respondToCheckpointUpdate } from '../../src/workflows/definitions';
 
 // One worker process as deployed (`runWorker` from the configuration, codec key and Prometheus endpoint
 // set) on the run's real Temporal server. A Temporal runtime is installed once per process, so the
@@ -34,6 +38,12 @@ const polling: ResearchTaskInput['polling'] = {
 async function scrape(address: string): Promise<string> {
   const response = await fetch(`http://${address}/metrics`);
   return response.text();
+}
+
+/** A project gauge's value for one pipeline in a scrape, or undefined when the endpoint has none. */
+function gauge(metrics: string, name: string, pipeline: string): number | undefined {
+  const line = metrics.split('\n').find((row) => row.startsWith(`${name}{`) && row.includes(`pipeline="${pipeline}"`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -221,11 +231,100 @@ const body = (payloads: temporal.api.common.v1.IPayload[]) => ({
       /research_tasks_total\{[^}]*status="completed"/.test((metrics = await scrape(config.metricsBindAddress!))),
     );
     expect(metrics).toMatch(/research_tasks_total\{[^}]*mode="fast"[^}]*\} 1/);
+    // Started minus ended is what is in flight: nothing, now that the task ended.
+    expect(metrics).toMatch(/research_tasks_started_total\{[^}]*mode="fast"[^}]*\} 1/);
     expect(metrics).toMatch(/research_task_cost_usd_sum\{[^}]*mode="fast"[^}]*\} 0\.1/);
     expect(metrics).toMatch(
       /research_service_errors_total\{[^}]*activityType="getResearchTask"[^}]*failure_type="ResearchServiceUnavailable"[^}]*status="50[023]"[^}]*\} [1-9]/,
     );
     // The SDK's own metrics share the endpoint.
     expect(metrics).toContain('temporal_workflow_completed');
+  });
+
+  test('the pipeline gauges move while items wait for a person and the run waits for budget, and settle when it ends', async () => {
+    const client = new Client({ connection, namespace: server.namespace, dataConverter: dataConverterFromConfig(config) });
+    const yaml = `
+name: gauged
+input:
+  items: [alpha, beta, gamma]
+  key: "{{ item }}"
+step:
+  deepresearch:
+    query: "Profile {{ item }}"
+    mode: fast
+    hitl: { plan_review: true }
+concurrency: 2
+start_rate_per_second: 50
+budget_usd: 0.25
+`;
+    const loaded = parsePipelineDefinition(yaml, path.join(dir, 'gauged.yaml'));
+    const chargedBefore = emulator.stats.snapshot().chargedUsd;
+    const handle = await client.workflow.start('pipelineRunWorkflow', {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: `pipeline-run/gauged/${randomUUID()}`,
+      args: [
+        {
+          definition: loaded.definition,
+          source: itemSource(loaded),
+          params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
+          polling,
+          runKey: 'g1',
+        },
+      ],
+    });
+    const values = async () => {
+      const metrics = await scrape(config.metricsBindAddress!);
+      return {
+        inFlight: gauge(metrics, 'research_pipeline_items_in_flight', 'gauged'),
+        waitingForPerson: gauge(metrics, 'research_pipeline_items_waiting_for_person', 'gauged'),
+        waitingForBudget: gauge(metrics, 'research_pipeline_run_waiting_for_budget', 'gauged'),
+        waitingForCredits: gauge(metrics, 'research_pipeline_run_waiting_for_credits', 'gauged'),
+        reservedUsd: gauge(metrics, 'research_pipeline_reserved_usd', 'gauged'),
+        spentUsd: gauge(metrics, 'research_pipeline_spent_usd', 'gauged'),
+      };
+    };
+    const answerWaiting = async (count: number) => {
+      let keys: string[] = [];
+      await eventually(
+        `${count} item(s) at their plan review`,
+        async () => (keys = (await handle.query(pipelineRunStateQuery)).waiting.checkpoint).length === count,
+        60_000,
+      );
+      for (const key of keys) {
+        const item = client.workflow.getHandle(pipelineItemWorkflowId('gauged', 'g1', key));
+        const interaction = (await item.query(researchTaskStateQuery)).interaction!;
+        await item.executeUpdate(respondToCheckpointUpdate, { args: [{ interactionId: interaction.interaction_id, response: { approved: true } }] });
+      }
+    };
+
+    // Two items run and wait at their plan review: two in flight, two waiting for a person, money reserved.
+    await eventually('the gauges of two items waiting for a person', async () => (await values()).waitingForPerson === 2, 60_000);
+    const waiting = await values();
+    expect(waiting).toMatchObject({ inFlight: 2, waitingForPerson: 2, waitingForBudget: 0, waitingForCredits: 0 });
+    expect(waiting.reservedUsd).toBeGreaterThan(0);
+    await answerWaiting(2);
+
+    // The third item would pass the budget: the run waits for a raise with nothing in flight.
+    await eventually('the budget wait gauge', async () => (await values()).waitingForBudget === 1, 60_000);
+    const blocked = await values();
+    expect(blocked).toMatchObject({ inFlight: 0, waitingForPerson: 0, reservedUsd: 0 });
+    expect(blocked.spentUsd).toBeCloseTo(0.2, 6);
+    await handle.executeUpdate(raiseBudgetUpdate, { args: [{ addUsd: 0.2 }] });
+    await eventually('the budget wait to end', async () => (await values()).waitingForBudget === 0, 60_000);
+    await answerWaiting(1);
+
+    const result = (await handle.result()) as PipelineRunResult;
+    expect(result.counts).toMatchObject({ completed: 3, failed: 0 });
+    // The service's own records: the run's spend (where the gauge settles) is what the emulator charged for it.
+    expect(result.ledger.spentUsd).toBeCloseTo(emulator.stats.snapshot().chargedUsd - chargedBefore, 6);
+    await eventually('the gauges to settle', async () => (await values()).spentUsd === result.ledger.spentUsd);
+    expect(await values()).toEqual({
+      inFlight: 0,
+      waitingForPerson: 0,
+      waitingForBudget: 0,
+      waitingForCredits: 0,
+      reservedUsd: 0,
+      spentUsd: result.ledger.spentUsd,
+    });
   });
 });
