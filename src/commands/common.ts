@@ -13,6 +13,27 @@ export interface TemporalAccess {
   client: Client;
   taskQueue: string;
   close(): Promise<void>;
+  /** Where the Temporal UI of this service is (see `temporalUiBase`), when known. */
+  uiUrl?: string;
+}
+
+/**
+ * The Temporal UI of the service at `address`: `TEMPORAL_UI_URL` when set; else, for a server on this
+ * machine, the dev server's own UI (`temporal server start-dev` serves it on the gRPC port + 1000);
+ * else unknown (a remote service's UI lives where its operators put it).
+ */
+export function temporalUiBase(env: Readonly<Record<string, string | undefined>>, address: string): string | undefined {
+  const given = env.TEMPORAL_UI_URL?.trim();
+  if (given) return given.replace(/\/+$/, '');
+  const local = /^(localhost|127\.0\.0\.1|\[::1\]):(\d+)$/.exec(address.trim());
+  if (!local) return undefined;
+  const port = Number(local[2]) + 1000;
+  return port <= 65_535 ? `http://${local[1]}:${port}` : undefined;
+}
+
+/** A workflow's page in the Temporal UI. */
+export function workflowUiLink(uiUrl: string, namespace: string, workflowId: string): string {
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
 /** Opens the client the commands use (the Temporal connection settings, TEMPORAL_TASK_QUEUE). */
@@ -37,7 +58,8 @@ export const openConfiguredTemporal: TemporalOpener = async () => {
   );
   // The same data converter as the worker's: with PAYLOAD_CODEC_KEYS set, arguments are encrypted.
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFromConfig(config) });
-  return { client, taskQueue: config.temporal.taskQueue, close: () => connection.close() };
+  const uiUrl = temporalUiBase(process.env, config.temporal.address);
+  return { client, taskQueue: config.temporal.taskQueue, close: () => connection.close(), ...(uiUrl ? { uiUrl } : {}) };
 };
 
 /** Runs `act` with a client, closing it after. */

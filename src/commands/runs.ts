@@ -16,7 +16,17 @@ import {
 import { pipelineRunWorkflowId } from '../domain/ids';
 import type { PipelineRunResult, PipelineRunState } from '../domain/pipeline-types';
 import { collect, UsageError } from '../shared/usage';
-import { json, openConfiguredTemporal, openRunArguments, printFailure, printResult, withTemporal, type CommandIo, type TemporalOpener } from './common';
+import {
+  json,
+  openConfiguredTemporal,
+  openRunArguments,
+  printFailure,
+  printResult,
+  withTemporal,
+  workflowUiLink,
+  type CommandIo,
+  type TemporalOpener,
+} from './common';
 import { runPipeline } from './pipelines';
 import type { CheckpointAnswer, ResearchTaskState } from '../workflows/types';
 import { closedCheckpointRemedy } from '../workflows/operator-remedy';
@@ -135,9 +145,10 @@ export async function startRunCommand(
       if (error instanceof ParameterError || error instanceof RunKeyError || error instanceof RunKeyConflictError) throw new UsageError(error.message);
       throw error;
     }
-    const line = `${started.started ? 'started' : 'already exists (not started again)'}: ${started.workflowId}`;
+    const uiLink = temporal.uiUrl ? workflowUiLink(temporal.uiUrl, temporal.client.options.namespace, started.workflowId) : undefined;
+    const line = `${started.started ? 'started' : 'already exists (not started again)'}: ${started.workflowId}${uiLink ? `\nsee it in the Temporal UI: ${uiLink}` : ''}`;
     if (!options.wait) {
-      io.stdout(options.json ? json({ workflowId: started.workflowId, runKey, started: started.started }) : `${line}\n`);
+      io.stdout(options.json ? json({ workflowId: started.workflowId, runKey, started: started.started, ...(uiLink ? { uiUrl: uiLink } : {}) }) : `${line}\n`);
       return 0;
     }
     io.stderr(`${line}\n`);

@@ -204,8 +204,18 @@ const server = testServer();
     expect(await startRunCommand(file, { runKey: 'k1', json: true }, started.io, opener)).toBe(0);
     expect(JSON.parse(started.out())).toEqual({ workflowId: `pipeline-run/${name}/k1`, runKey: 'k1', started: true });
     const again = captureIo();
-    expect(await startRunCommand(file, { runKey: 'k1', json: true }, again.io, opener)).toBe(0);
-    expect(JSON.parse(again.out())).toEqual({ workflowId: `pipeline-run/${name}/k1`, runKey: 'k1', started: false });
+    // With the UI's address known, the run's page in it is printed too.
+    const withUi: TemporalOpener = async () => ({ ...(await opener()), uiUrl: 'http://127.0.0.1:8233' });
+    expect(await startRunCommand(file, { runKey: 'k1', json: true }, again.io, withUi)).toBe(0);
+    expect(JSON.parse(again.out())).toEqual({
+      workflowId: `pipeline-run/${name}/k1`,
+      runKey: 'k1',
+      started: false,
+      uiUrl: `http://127.0.0.1:8233/namespaces/${server.namespace}/workflows/pipeline-run%2F${name}%2Fk1`,
+    });
+    const text = captureIo();
+    expect(await startRunCommand(file, { runKey: 'k1' }, text.io, withUi)).toBe(0);
+    expect(text.out()).toContain(`see it in the Temporal UI: http://127.0.0.1:8233/namespaces/${server.namespace}/workflows/pipeline-run%2F${name}%2Fk1`);
     for (const action of ['pause', 'resume'] as const) {
       const out = captureIo();
       expect(await pauseResumeCommand(action, `${name}/k1`, { json: true, reason: 'test' }, out.io, opener)).toBe(0);
