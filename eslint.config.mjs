@@ -19,6 +19,7 @@ export default tseslint.config(
       '.artifacts/**',
       '.temporal/**',
       '.seaweedfs/**',
+      '.valyu-py/**',
       '.test-build/**',
       '.test-build-topology/**',
       'test/replay/.reordered-*/**',
