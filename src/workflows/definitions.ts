@@ -53,6 +53,8 @@ export const HANDLER_DESCRIPTIONS: Readonly<Record<string, string>> = {
   pipelineItemAdopted:
     'Internal: sent by a pipeline run to an item workflow an earlier execution of the run started, so the item reports its outcome to the run. Payload {run}.',
   pipelineItemSettled: 'Internal: sent by an adopted item workflow to its run when it ends. Payload {item, workflowId, status, result?, error?}.',
+  pipelineBatchSettled:
+    'Internal: sent by a service batch workflow cancelled by request to its run, with what it collected, before it ends Canceled. Payload {workflowId, result}.',
   raiseBudget: "Raise the run's budget: {budgetUsd: <new total>} or {addUsd: <amount>}; a budget is never lowered. Answers with the ledger.",
 };
 

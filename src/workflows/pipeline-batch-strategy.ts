@@ -16,7 +16,7 @@ import { afterPrepared, initialBatchStepState, nextBatchRound, unrunRetries } fr
 import { availableUsd } from '../domain/budget';
 import { batchDetails, batchSummary } from './pipeline-child-summaries';
 import type { PipelineRun, RunStrategy } from './pipeline-run-context';
-import type { ResearchBatchInput, ResearchBatchResult } from './types';
+import type { BatchSettledReport, ResearchBatchInput, ResearchBatchResult } from './types';
 
 /**
  * A `batch` step: the items go to the service's batch API, one service batch (a `researchBatchWorkflow`
@@ -26,6 +26,8 @@ import type { ResearchBatchInput, ResearchBatchResult } from './types';
  * do not apply; pause holds the next round (a service batch cannot be paused).
  */
 export class ServiceBatchStrategy implements RunStrategy {
+  /** What a batch cancelled by request reported before ending Canceled, by its workflow id. */
+  readonly #reports = new Map<string, ResearchBatchResult>();
   #step = initialBatchStepState();
   /** The service batch workflow of the round in flight. */
   #inFlight: string | undefined;
@@ -42,6 +44,11 @@ export class ServiceBatchStrategy implements RunStrategy {
 
   itemSettled(): void {
     // Only research task items are adopted; a service batch's tasks report through its workflow.
+  }
+
+  batchSettled(report: BatchSettledReport): void {
+    // Only the batch this run awaits: its result arrives here because a Canceled workflow keeps none.
+    if (report.workflowId === this.#inFlight) this.#reports.set(report.workflowId, report.result);
   }
 
   unrunRetries(): number {
@@ -110,7 +117,11 @@ export class ServiceBatchStrategy implements RunStrategy {
     // The batch reports back even when cancelled (it cancels at the service and collects what finished).
     const settled = CancellationScope.nonCancellable(() => child.result()).then(
       (result): { result?: ResearchBatchResult; error?: string } => ({ result }),
-      (error: unknown) => ({ error: failureMessage(error) }),
+      (error: unknown) => {
+        // A batch cancelled by request ends Canceled after collecting; it reported what it collected first.
+        const reported = this.#reports.get(workflowId);
+        return isCancellation(error) && reported ? { result: reported } : { error: failureMessage(error) };
+      },
     );
     let outcome: { result?: ResearchBatchResult; error?: string };
     try {
@@ -121,6 +132,7 @@ export class ServiceBatchStrategy implements RunStrategy {
       outcome = await settled;
     } finally {
       this.#inFlight = undefined;
+      this.#reports.delete(workflowId);
     }
     const recorded = await CancellationScope.nonCancellable(() =>
       storeJobs.recordPipelineBatch({

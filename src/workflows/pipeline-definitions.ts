@@ -2,6 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ItemAdoptedNotice, ItemWaitingNotice, PipelineControlNote } from '../domain/messages';
 import type { BudgetLedger, BudgetRaise, ItemSettledReport, PipelineRunState } from '../domain/pipeline-types';
+import type { BatchSettledReport } from './types';
 
 /** Progress, money, time left and why the run waits. */
 export const pipelineRunStateQuery = defineQuery<PipelineRunState>('pipelineRunState');
@@ -21,5 +22,7 @@ export const itemWaitingSignal = defineSignal<[ItemWaitingNotice]>('pipelineItem
 export const itemAdoptedSignal = defineSignal<[ItemAdoptedNotice]>('pipelineItemAdopted');
 /** Sent by an adopted item's research task workflow to its run when it ends. */
 export const itemSettledSignal = defineSignal<[ItemSettledReport]>('pipelineItemSettled');
+/** Sent by a service batch's workflow cancelled by request, before it ends Canceled: what it collected (a Canceled workflow keeps no result). */
+export const batchSettledSignal = defineSignal<[BatchSettledReport]>('pipelineBatchSettled');
 /** Raise the run's budget (never lower it); answers with the ledger after the raise. */
 export const raiseBudgetUpdate = defineUpdate<BudgetLedger, [BudgetRaise]>('raiseBudget');

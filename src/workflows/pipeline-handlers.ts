@@ -2,6 +2,7 @@ import { setHandler } from '@temporalio/workflow';
 import { described } from './definitions';
 import { budgetRaiseProblem } from './message-checks';
 import {
+  batchSettledSignal,
   itemSettledSignal,
   itemWaitingSignal,
   pausePipelineSignal,
@@ -59,6 +60,15 @@ export function handlePipelineMessages(run: PipelineRun, strategy: RunStrategy):
       strategy.itemSettled(report);
     },
     described(itemSettledSignal),
+  );
+  setHandler(
+    batchSettledSignal,
+    (report) => {
+      if (typeof report?.workflowId !== 'string' || typeof report.result !== 'object' || report.result === null)
+        return model.reject('pipelineBatchSettled refused: give {workflowId, result}');
+      strategy.batchSettled?.(report);
+    },
+    described(batchSettledSignal),
   );
   setHandler(
     raiseBudgetUpdate,

@@ -4,6 +4,7 @@ import { shortCalls } from './activity-proxies';
 import { pipelineItemGenerationId, pipelineRunPrefix, runKeyOfRunWorkflowId } from '../domain/ids';
 import type { RunIdentity } from './pipeline-child-summaries';
 import type { ItemSettledReport } from '../domain/pipeline-types';
+import type { BatchSettledReport } from './types';
 import { initialCarried, PipelineRunModel } from './pipeline-run-model';
 import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domain/pipeline-types';
 import { liveUpsertDue, PublishedAttributes, type LiveMark } from './published-attributes';
@@ -30,6 +31,8 @@ export interface RunStrategy {
   resumed(): void;
   /** An adopted item reported how it ended (checked already). */
   itemSettled(report: ItemSettledReport): void;
+  /** A service batch cancelled by request reported what it collected before ending Canceled. */
+  batchSettled?(report: BatchSettledReport): void;
   /** Items counted as going to run again that never will (the run stopped first): they stay failed. */
   unrunRetries(): number;
 }

@@ -1,4 +1,15 @@
-import { ApplicationFailure, CancellationScope, condition, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { throwIfCancelled } from './cancellation';
 import type { BatchSnapshot, CollectedBatchPage } from '../activities/types';
 import { batchAdds, shortCalls, storeJobs } from './activity-proxies';
@@ -7,6 +18,7 @@ import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './c
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
 import { PublishedAttributes } from './published-attributes';
 import { described, researchBatchStateQuery, resumeSignal, webhookReceivedSignal } from './definitions';
+import { batchSettledSignal } from './pipeline-definitions';
 import { failureMessage } from './failure-info';
 import { FailureType } from '../domain/failures';
 import { contextMetadata } from '../domain/ids';
@@ -165,6 +177,8 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       throw error;
     }
     const batchId = carried.batchId;
+    // Runs started before this change end Completed after a cancel; on replay they keep doing so.
+    if (patched('batch-end-canceled')) carried.cancelled = true;
     await CancellationScope.nonCancellable(async () => {
       // A refused cancel (the batch finished meanwhile, say) must not lose what finished: collect anyway.
       await shortCalls.cancelResearchBatch({ batchId }).catch((refusal: unknown) => {
@@ -173,7 +187,23 @@ export async function researchBatchWorkflow(input: ResearchBatchInput): Promise<
       publish(await shortCalls.getResearchBatch({ batchId }));
     });
   }
-  return await CancellationScope.nonCancellable(() => collect(carried.batchId!));
+  const result = await CancellationScope.nonCancellable(() => collect(carried.batchId!));
+  if (carried.cancelled) {
+    state.result = result;
+    // Cancelled by request: what finished is collected and stored; the workflow ends Canceled, as
+    // Temporal's UI and clients expect. A pipeline run that awaits it learns the result from the report.
+    const parent = workflowInfo().parent?.workflowId;
+    if (parent && input.context?.pipeline)
+      await CancellationScope.nonCancellable(() =>
+        getExternalWorkflowHandle(parent)
+          .signal(batchSettledSignal, { workflowId: workflowInfo().workflowId, result })
+          .catch(() => undefined),
+      );
+    throw new CancelledFailure(
+      `service batch ${result.batchId} cancelled: ${result.collectedCount} finished tasks collected; cost ${(result.cost ?? 0).toFixed(2)} USD`,
+    );
+  }
+  return result;
 
   async function collect(batchId: string): Promise<ResearchBatchResult> {
     carried.phase = state.phase = 'collecting';

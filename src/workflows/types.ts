@@ -157,6 +157,8 @@ export interface ResearchBatchCarried {
   /** A `resume` that arrived before the run continued as new, and what the operator was shown. */
   resumeRequested?: boolean;
   detail?: string;
+  /** Cancelled by request: it collects what finished, then ends Canceled (even after continuing as new). */
+  cancelled?: boolean;
 }
 
 /** What `researchBatchStateQuery` returns. */
@@ -172,6 +174,15 @@ export interface ResearchBatchState {
   collected: number;
   cost?: number;
   polls: number;
+  /** A batch cancelled by request ends Canceled, which keeps no result: what it collected is here. */
+  result?: ResearchBatchResult;
+}
+
+/** `pipelineBatchSettled`: a service batch's workflow cancelled by request tells its run what it collected before it ends Canceled. */
+export interface BatchSettledReport {
+  /** The batch workflow that reports. */
+  workflowId: string;
+  result: ResearchBatchResult;
 }
 
 /** `researchBatchWorkflow` result: counts, references to every stored output, and the first tasks inline. */

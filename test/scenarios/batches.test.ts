@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { endedCanceled } from '../support/cancelled';
 import { fileURLToPath } from 'node:url';
 import { researchBatchStateQuery, resumeSignal } from '../../src/workflows/definitions';
 import { FailureType } from '../../src/domain/failures';
@@ -96,7 +97,9 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
       { timeoutMs: 3_600_000, description: 'five tasks completed' },
     );
     await handle.cancel();
-    const result = await handle.result();
+    // Cancelled by request, the batch ends Canceled; its state query keeps what it collected.
+    await endedCanceled(handle);
+    const result = (await handle.query(researchBatchStateQuery)).result!;
     expect(result.status).toBe('cancelled');
     expect(result.counts.cancelled).toBeGreaterThan(0);
     expect(result.counts.completed).toBeGreaterThanOrEqual(5);
@@ -119,7 +122,9 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     });
     await env.waitUntil(() => adding, { description: 'the first chunk being added' });
     await handle.cancel();
-    const result = await handle.result();
+    // Cancelled by request, the batch ends Canceled; its state query keeps what it collected.
+    await endedCanceled(handle);
+    const result = (await handle.query(researchBatchStateQuery)).result!;
     const stats = world.emulator.stats.snapshot();
     expect(stats.requests['batches.addTasks']).toEqual({ 200: 1 });
     expect(stats.tasksCreated).toBe(100);
@@ -140,7 +145,9 @@ describeScenarios('researchBatchWorkflow', researchSetup, (getEnv) => {
     });
     await env.waitUntil(async () => (await handle.query(researchBatchStateQuery)).phase === 'following', { description: 'following the batch' });
     await handle.cancel();
-    const result = await handle.result();
+    // Cancelled by request, the batch ends Canceled; its state query keeps what it collected.
+    await endedCanceled(handle);
+    const result = (await handle.query(researchBatchStateQuery)).result!;
     expect(result.collectedCount).toBe(20);
     expect((await handle.query(researchBatchStateQuery)).detail).toContain(
       'the service refused to cancel the batch: batch cannot be cancelled in its current state',
