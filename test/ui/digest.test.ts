@@ -160,10 +160,10 @@ outputs:
         source: itemSource(loaded),
         params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
         polling: world.polling,
-        runKey: 'walk',
+        runKey: 'digest-walk',
       };
       const result = await (
-        await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/company-enrichment/walk', args: [input] })
+        await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/company-enrichment/digest-walk', args: [input] })
       ).result();
       expect(result.counts).toMatchObject({ completed: 5, failed: 0 });
       const jsonl = (await readFile(fileURLToPath(result.outputs.files.find((file) => file.key.endsWith('results.jsonl'))!.uri), 'utf8'))
@@ -216,7 +216,7 @@ outputs:
       const text = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
       await page.close();
 
-      expect(text).toContain('company-enrichment: run walk');
+      expect(text).toContain('company-enrichment: run digest-walk');
       expect(text).toMatch(/5 items: 5 completed, 0 failed, 0 cancelled, 0 not started\./);
       expect(entries).toHaveLength(5);
       for (const [index, entry] of entries.entries()) {
