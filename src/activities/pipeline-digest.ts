@@ -1,6 +1,17 @@
 import { csvCell, type CsvColumn, type ItemResultView } from '../pipelines/fan-in';
-import { ANSWER_CHARS, reportSummary, shortened, type DigestField, type DigestItem, type DigestSection, type DigestSource } from '../pipelines/digest';
-import { webSources } from './pipeline-item-views';
+import {
+  ANSWER_CHARS,
+  oneLine,
+  reportSummary,
+  shortened,
+  stepSection,
+  type DigestField,
+  type DigestItem,
+  type DigestSection,
+  type DigestSource,
+} from '../pipelines/digest';
+import type { ItemStepView } from '../pipelines/fan-in-steps';
+import { readJson, webSources } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
 
 /** Most bytes of a stored report read for its summary: the summary sits at its start. */
@@ -16,12 +27,7 @@ export async function readTextStart(store: ArtifactStore, key: string, bytes = S
     .replace(/\uFFFD$/, '');
 }
 
-/** A value as a person reads it in one line: lists of plain values joined, objects as JSON. */
-function shown(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (Array.isArray(value) && value.every((entry) => typeof entry !== 'object' || entry === null)) return value.map(String).join('; ');
-  return shortened(typeof value === 'object' ? JSON.stringify(value) : String(value), 300);
-}
+const shown = oneLine;
 
 const plainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -59,24 +65,59 @@ export async function digestItem(
       : [{ name: 'item', value: shown(value) }];
     outputFields = plainObject(view.output) ? Object.entries(view.output).map(([name, entry]) => ({ name, value: shown(entry) })) : [];
   }
-  const section: DigestSection = { fields: outputFields, sources: view.sources ?? [], sourcesCount: view.sourcesCount, costUsd: view.costUsd };
-  if (typeof view.output === 'string') section.answer = shortened(view.output, ANSWER_CHARS);
-  else if (view.output === undefined && view.report && view.status === 'completed') section.answer = reportSummary(await readTextStart(store, view.report.key));
-  if (!view.sources && view.sourcesCount > 0) section.sources = await storedSources(store, view);
+  let sections: DigestSection[];
+  if (view.steps) {
+    // A steps: item: one section per step, in definition order.
+    sections = [];
+    for (const step of view.steps) sections.push(await stepDigestSection(store, step));
+  } else {
+    const section: DigestSection = { fields: outputFields, sources: view.sources ?? [], sourcesCount: view.sourcesCount, costUsd: view.costUsd };
+    if (typeof view.output === 'string') section.answer = shortened(view.output, ANSWER_CHARS);
+    else if (view.output === undefined && view.report && view.status === 'completed')
+      section.answer = reportSummary(await readTextStart(store, view.report.key));
+    if (!view.sources && view.sourcesCount > 0) section.sources = await storedSources(store, view.files);
+    sections = [section];
+  }
   return {
     key: view.key,
     status: view.status,
     costUsd: view.costUsd,
     fields,
-    sections: [section],
+    sections,
     ...(view.possiblyChargedUsd ? { possiblyChargedUsd: view.possiblyChargedUsd } : {}),
     ...(view.error !== undefined ? { error: view.error } : {}),
   };
 }
 
+/**
+ * The digest's section for one step: a report's summary read from the store, and the sources an answer
+ * or a report cites read from its stored result or sources file (a search's are its output).
+ */
+async function stepDigestSection(store: ArtifactStore, step: ItemStepView): Promise<DigestSection> {
+  if (step.status !== 'completed') return stepSection(step);
+  const found: { summary?: string; sources?: DigestSource[] } = {};
+  if (step.output === undefined && step.report) found.summary = reportSummary(await readTextStart(store, step.report.key));
+  const searchResults = Array.isArray(step.output);
+  if (!searchResults && (step.sourcesCount ?? 0) > 0) {
+    found.sources = await storedSources(store, step.files);
+    // An answer's stored result lists the search results it drew on.
+    if (found.sources.length === 0 && step.report?.key.endsWith('.json')) found.sources = await resultSources(store, step.report.key);
+  }
+  return stepSection(step, found);
+}
+
+/** The `sources` of a stored result (JSON), as sources; none when it cannot be read. */
+async function resultSources(store: ArtifactStore, key: string): Promise<DigestSource[]> {
+  try {
+    return webSources(((await readJson(store, key)) as { sources?: unknown }).sources);
+  } catch {
+    return []; // an unreadable result leaves the count, not the list
+  }
+}
+
 /** A research task's stored sources file (`sources.json`), as sources. */
-async function storedSources(store: ArtifactStore, view: ItemResultView): Promise<DigestSource[]> {
-  const file = view.files.find((entry) => entry.key.endsWith('/sources.json'));
+async function storedSources(store: ArtifactStore, files: ReadonlyArray<{ key: string }>): Promise<DigestSource[]> {
+  const file = files.find((entry) => entry.key.endsWith('/sources.json'));
   if (!file) return [];
   try {
     return webSources(JSON.parse(Buffer.from(await store.get(file.key)).toString('utf8')));

@@ -4,6 +4,7 @@
  * link to the worker's disk (only the sources' own web addresses), so it reads the same once sent on.
  * Pure: the fan-in activity gathers the parts and writes what this returns.
  */
+import type { ItemStepView } from './fan-in-steps';
 
 /** A source a result cites: a web address and its title. */
 export interface DigestSource {
@@ -20,6 +21,12 @@ export interface DigestField {
 /** One part of an item's result: the one step of a run, or one of several (then `label` names it). */
 export interface DigestSection {
   label?: string;
+  /** How a step of a `steps:` item ended; absent for a one-step item (the item's status says it). */
+  status?: ItemStepView['status'];
+  /** Why a step was skipped (its `when:` did not hold). */
+  skippedBecause?: string;
+  /** Why a step failed. */
+  error?: string;
   /** Fields of a structured output (or the columns over it). */
   fields: DigestField[];
   /** An answer's text, or the summary of a report (Markdown from the service). */
@@ -64,6 +71,55 @@ export function addToTally(tally: DigestTally, item: { status: DigestItem['statu
 
 /** Items shown in detail; a larger run's digest counts the rest in its totals and points to the CSV and JSONL. */
 export const MAX_DIGEST_ITEMS = 1_000;
+
+const STEP_STATUS: Record<ItemStepView['status'], string> = {
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  skipped: 'skipped',
+  not_run: 'not run: the item stopped before this step',
+};
+
+/**
+ * The section of one step of a `steps:` item, labelled with its id and kind: its status (or why it was
+ * skipped, or its error), its cost, and what it found: a structured output's fields, an answer's text, a
+ * search's or contents call's results (as its sources, titles and links) or, given as `summary`, the
+ * summary of its report. `sources` are those the step cites when its output does not hold them (an
+ * answer's search results, a report's sources file).
+ */
+export function stepSection(step: ItemStepView, found: { summary?: string; sources?: DigestSource[] } = {}): DigestSection {
+  const section: DigestSection = {
+    label: `${step.id} · ${step.kind}`,
+    status: step.status,
+    fields: [],
+    sources: found.sources ?? [],
+    sourcesCount: step.sourcesCount ?? found.sources?.length ?? 0,
+    costUsd: step.costUsd,
+    ...(step.skippedBecause ? { skippedBecause: step.skippedBecause } : {}),
+    ...(step.error !== undefined ? { error: step.error } : {}),
+  };
+  const { output } = step;
+  if (typeof output === 'string') section.answer = shortened(output, ANSWER_CHARS);
+  else if (Array.isArray(output) && output.every((entry) => typeof (entry as { url?: unknown } | null)?.url === 'string')) {
+    // Search and contents results: the pages found are what the step cites.
+    section.sources = output.map((entry) => {
+      const { url, title } = entry as { url: string; title?: unknown };
+      return { url, ...(typeof title === 'string' && title ? { title } : {}) };
+    });
+    section.sourcesCount = Math.max(section.sources.length, step.sourcesCount ?? 0);
+  } else if (typeof output === 'object' && output !== null && !Array.isArray(output))
+    section.fields = Object.entries(output).map(([name, value]) => ({ name, value: oneLine(value) }));
+  else if (output !== undefined) section.fields = [{ name: 'output', value: oneLine(output) }];
+  if (output === undefined && found.summary !== undefined && step.status === 'completed') section.answer = found.summary;
+  return section;
+}
+
+/** A value as a person reads it in one line: lists of plain values joined, objects as JSON. */
+export function oneLine(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value) && value.every((entry) => typeof entry !== 'object' || entry === null)) return value.map(String).join('; ');
+  return shortened(typeof value === 'object' ? JSON.stringify(value) : String(value), 300);
+}
 
 /** What the digest is made of. */
 export interface DigestInput {
@@ -165,13 +221,20 @@ function fieldLines(fields: readonly DigestField[]): string[] {
 function sectionLines(section: DigestSection, several: boolean): string[] {
   const lines: string[] = [];
   if (several) lines.push(`#### ${literal(section.label ?? '')} (${usd(section.costUsd)})`, '');
+  if (section.status) {
+    const why = section.status === 'skipped' ? section.skippedBecause : section.error;
+    lines.push(`*${STEP_STATUS[section.status]}*${why ? `: ${literal(shortened(why, 300))}` : ''}`, '');
+    // A step that found nothing (skipped, not run, failed) has no sources to list.
+    if (section.status !== 'completed' && section.sourcesCount === 0 && !section.answer && section.fields.length === 0) return lines;
+  }
   if (section.answer?.trim()) lines.push(...quoted(section.answer), '');
   const fields = fieldLines(section.fields);
   if (fields.length) lines.push(...fields, '');
   if (section.sourcesCount > 0) {
     const shown = section.sources.slice(0, SOURCES_SHOWN).map(sourceLink);
     const more = section.sourcesCount - shown.length;
-    lines.push(`Sources (${section.sourcesCount}): ${shown.join(' · ')}${more > 0 ? ` and ${more} more` : ''}`, '');
+    if (shown.length === 0) lines.push(`Sources: ${section.sourcesCount}`, '');
+    else lines.push(`Sources (${section.sourcesCount}): ${shown.join(' · ')}${more > 0 ? ` and ${more} more` : ''}`, '');
   } else {
     lines.push('Sources: none', '');
   }
@@ -204,7 +267,7 @@ export function markdownDigest(input: DigestInput): string {
     const fields = fieldLines(item.fields);
     if (fields.length) lines.push(...fields, '');
     if (item.error) lines.push(`**Error**: ${literal(shortened(item.error, 300))}`, '');
-    const several = item.sections.length > 1;
+    const several = item.sections.length > 1 || item.sections.some((section) => section.label !== undefined);
     for (const section of item.sections) lines.push(...sectionLines(section, several));
   });
   const rest = tally.items - input.items.length;

@@ -56,7 +56,7 @@ describeScenarios('pipeline steps', researchSetup, (getEnv) => {
     expect(books.tasksCreated).toBe(2);
     expect(result.ledger.spentUsd).toBeCloseTo(books.chargedUsd, 6);
 
-    const [jsonl, csv, accounts] = result.outputs.files;
+    const [jsonl, csv, accounts, markdown] = result.outputs.files;
     const lines = (await text(jsonl!.uri))
       .trim()
       .split('\n')
@@ -86,6 +86,23 @@ describeScenarios('pipeline steps', researchSetup, (getEnv) => {
     const accountRows = (await text(accounts!.uri)).trim().split('\n');
     expect(accountRows[0]).toBe('company,tier,hq_city,headcount,news,brief,cost_usd,sources');
     expect(accountRows[2]).toMatch(/^Contoso Logistics,B,[^,]+,\d+,[^,]*https?:\/\/[^,]+,skipped,/);
+
+    // The digest shows each company's steps: the profile's fields, the news links, the tier-A brief or why it was skipped.
+    const digest = await text(markdown!.uri);
+    expect(markdown!.key).toMatch(/\/outputs\/results\.md$/);
+    const entries = digest.split(/^### \d+\. /m).slice(1);
+    expect(entries.map((entry) => entry.split('\n')[0])).toEqual(lines.map((line) => line.key));
+    entries.forEach((entry, index) => {
+      const { profile, news, brief } = lines[index]!.steps;
+      const output = profile!.output as { hq_city: string; headcount: number };
+      expect(entry).toContain(`#### profile · answer (${profile!.cost_usd.toFixed(4)} USD)\n\n*completed*`);
+      expect(entry).toContain(`- **headcount**: ${output.headcount}`);
+      expect(entry).toContain(`#### news · search (${news!.cost_usd.toFixed(4)} USD)\n\n*completed*\n\nSources (`);
+      for (const result of (news!.output as Array<{ url: string }>).slice(0, 5)) expect(entry).toContain(`(<${result.url}>)`);
+      if (brief!.status === 'completed') expect(entry).toMatch(/#### brief · deepresearch \(0\.1000 USD\)\n\n\*completed\*\n\n> \S/);
+      else expect(entry).toContain('#### brief · deepresearch (0.0000 USD)\n\n*skipped*: when: item.tier equals "A" did not hold');
+    });
+    expect(digest).not.toContain('file://');
   });
 
   it('a retried item and a resumed run pay nothing twice for the steps that completed', async () => {

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import type { PipelineRunInput, PipelineRunResult } from '../../src/domain/pipeline-types';
+import { itemSource, loadPipelineDefinition, resolveParameters } from '../../src/pipelines';
+import { reportSummary } from '../../src/pipelines/digest';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelineInput } from '../scenarios/pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
@@ -24,6 +26,8 @@ const describeUi = missing ? describe.skip : describe;
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:900px;margin:24px auto;color:#1f2328}
 blockquote{margin:0 0 12px;padding:0 12px;color:#444;border-left:4px solid #d0d7de}h3{margin-top:28px;border-bottom:1px solid #d8dee4}`;
+
+const EXAMPLE = path.resolve(__dirname, '../../pipelines/company-enrichment.yaml');
 
 describeUi(`the run's digest in a browser${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let browser: Browser;
@@ -140,6 +144,107 @@ outputs:
       expect(links.length).toBeGreaterThan(0);
       expect(links.every((href) => /^https?:\/\//.test(href))).toBe(true);
       await page.close();
+    });
+  });
+
+  describeScenarios('the company-enrichment example', researchSetup, (getEnv) => {
+    let world: ResearchWorld | undefined;
+    afterEach(async () => world?.close());
+
+    it("shows each company's profile fields, news links and, for tier A, the brief's summary; the skipped brief says why", async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+      const loaded = await loadPipelineDefinition(EXAMPLE);
+      const input: PipelineRunInput = {
+        definition: { ...loaded.definition, start_rate_per_second: 50 },
+        source: itemSource(loaded),
+        params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
+        polling: world.polling,
+        runKey: 'digest-walk',
+      };
+      const result = await (
+        await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/company-enrichment/digest-walk', args: [input] })
+      ).result();
+      expect(result.counts).toMatchObject({ completed: 5, failed: 0 });
+      const jsonl = (await readFile(fileURLToPath(result.outputs.files.find((file) => file.key.endsWith('results.jsonl'))!.uri), 'utf8'))
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              key: string;
+              item: { company: string; tier: string };
+              steps: {
+                profile: { output: { hq_city: string; headcount: number } };
+                news: { output: Array<{ url: string; title: string }> };
+                brief: { report?: string };
+              };
+            },
+        );
+      const markdown = await readFile(fileURLToPath(result.outputs.files.find((file) => file.key.endsWith('results.md'))!.uri), 'utf8');
+
+      const html = `<!doctype html><html><head><meta charset="utf-8"><title>digest</title><style>${STYLE}</style></head><body>${new MarkdownIt({ html: false, linkify: false }).render(markdown)}</body></html>`;
+      const htmlFile = path.join(shots, 'enrichment-digest.html');
+      await writeFile(htmlFile, html);
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1000, height: 1400 });
+      await page.setJavaScriptEnabled(false);
+      await page.goto(pathToFileURL(htmlFile).href, { waitUntil: 'load' });
+      await page.screenshot({ path: path.join(shots, 'enrichment-digest.png'), fullPage: true });
+      // Each company's entry as the reader sees it: the text between its heading and the next one.
+      const entries = await page.$$eval('h3', (headings) =>
+        headings.map((heading) => {
+          const parts: string[] = [(heading as unknown as { innerText: string }).innerText];
+          const links: string[] = [];
+          type Node = {
+            tagName: string;
+            innerText: string;
+            nextElementSibling: Node | null;
+            querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>;
+          };
+          for (
+            let node = (heading as unknown as Node).nextElementSibling;
+            node && node.tagName !== 'H3' && node.tagName !== 'H2';
+            node = node.nextElementSibling
+          ) {
+            parts.push(node.innerText);
+            for (const anchor of Array.from(node.querySelectorAll('a'))) links.push(anchor.getAttribute('href') ?? '');
+          }
+          return { text: parts.join('\n'), links };
+        }),
+      );
+      const text = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
+      await page.close();
+
+      expect(text).toContain('company-enrichment: run digest-walk');
+      expect(text).toMatch(/5 items: 5 completed, 0 failed, 0 cancelled, 0 not started\./);
+      expect(entries).toHaveLength(5);
+      for (const [index, entry] of entries.entries()) {
+        const line = jsonl[index]!;
+        expect(entry.text).toContain(`${index + 1}. ${line.key}`);
+        expect(entry.text).toContain(`company: ${line.item.company}`);
+        expect(entry.text).toContain(`tier: ${line.item.tier}`);
+        expect(entry.text).toMatch(/profile · answer \(0\.\d{4} USD\)\ncompleted/);
+        expect(entry.text).toContain(`hq_city: ${line.steps.profile.output.hq_city}`);
+        expect(entry.text).toContain(`headcount: ${line.steps.profile.output.headcount}`);
+        expect(entry.text).toMatch(/news · search \(0\.\d{4} USD\)\ncompleted/);
+        // The news step's results, as links with their titles.
+        expect(line.steps.news.output.length).toBeGreaterThan(0);
+        for (const found of line.steps.news.output) {
+          expect(entry.links).toContain(found.url);
+          expect(entry.text).toContain(found.title);
+        }
+        expect(entry.links.every((href) => /^https?:\/\//.test(href))).toBe(true);
+        if (line.item.tier === 'A') {
+          // The brief's summary, quoted, and no title line or sources list of the report.
+          const brief = entry.text.split('brief · deepresearch')[1]!;
+          expect(brief).toMatch(/^ \(0\.1000 USD\)\ncompleted\n\S/);
+          const report = await readFile(fileURLToPath(line.steps.brief.report!), 'utf8');
+          expect(brief).toContain(reportSummary(report).slice(0, 60));
+          expect(brief).toMatch(/Sources \(\d+\): /);
+          expect(brief).not.toMatch(/DeepResearch report|Research plan/);
+        } else expect(entry.text).toContain('brief · deepresearch (0.0000 USD)\nskipped: when: item.tier equals "A" did not hold');
+      }
     });
   });
 });
