@@ -4,7 +4,7 @@ import { shortCalls } from './activity-proxies';
 import { pipelineItemGenerationId, pipelineRunPrefix, runKeyOfRunWorkflowId } from '../domain/ids';
 import type { RunIdentity } from './pipeline-child-summaries';
 import type { ItemSettledReport } from '../domain/pipeline-types';
-import type { BatchSettledReport } from './types';
+import type { BatchSettledReport, ResearchTaskInput } from './types';
 import { initialCarried, PipelineRunModel } from './pipeline-run-model';
 import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domain/pipeline-types';
 import { liveUpsertDue, PublishedAttributes, type LiveMark } from './published-attributes';
@@ -188,5 +188,15 @@ export class PipelineRun {
   /** The context a child research task or batch carries into the service's metadata. */
   childContext(item?: string): { pipeline: string; run: string; item?: string } {
     return { pipeline: this.definition.name, run: this.runKey, ...(item !== undefined ? { item } : {}) };
+  }
+
+  /** The input of the research task an item (or one of its steps) runs in; `existingTask`: a task left open at the service, followed instead of created. */
+  taskInput(item: string, request: ResearchTaskInput['request'], existingTask?: string): ResearchTaskInput {
+    return {
+      request,
+      context: this.childContext(item),
+      ...(this.input.polling ? { polling: this.input.polling } : {}),
+      ...(existingTask ? { existingTask } : {}),
+    };
   }
 }

@@ -112,14 +112,7 @@ async function runStep(
     try {
       const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
         workflowId,
-        args: [
-          {
-            request: request.request,
-            context: run.childContext(item.key),
-            ...(run.input.polling ? { polling: run.input.polling } : {}),
-            ...(existingTask ? { existingTask } : {}),
-          },
-        ],
+        args: [run.taskInput(item.key, request.request, existingTask)],
         // A failed attempt may run again; a completed or running step's workflow is never started twice.
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -186,14 +186,7 @@ export class WindowStrategy implements RunStrategy {
       try {
         const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
           workflowId,
-          args: [
-            {
-              request: request.request,
-              context: run.childContext(item.key),
-              ...(run.input.polling ? { polling: run.input.polling } : {}),
-              ...(item.existingTask ? { existingTask: item.existingTask } : {}),
-            },
-          ],
+          args: [run.taskInput(item.key, request.request, item.existingTask)],
           // A failed attempt may run again; a completed or running item's workflow is never started twice.
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
           // An adoptable item outlives this execution when the run continues as new (the next adopts it);

@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import type { PipelineRunInput, PipelineRunResult } from '../../src/domain/pipeline-types';
 import { itemSource, loadPipelineDefinition, resolveParameters } from '../../src/pipelines';
 import { reportSummary } from '../../src/pipelines/digest';
+import { CHROMIUM, launchBrowser, NO_CHROMIUM, screenshotFolder } from '../support/browser';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelineInput } from '../scenarios/pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
@@ -18,8 +17,7 @@ import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world
  * opened in headless Chromium (Debian's `chromium`). The screenshot and the HTML go to the UI tests'
  * artefact folder: a temporary one, or `RP_UI_SCREENSHOTS`.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((file) => existsSync(file));
-const missing = CHROMIUM ? undefined : "no Chromium found (install Debian's chromium package or set CHROMIUM_PATH)";
+const missing = CHROMIUM ? undefined : NO_CHROMIUM;
 if (missing && process.env.CI) throw new Error(`CI checks the digest in a browser: ${missing}`);
 
 const describeUi = missing ? describe.skip : describe;
@@ -33,21 +31,8 @@ describeUi(`the run's digest in a browser${missing ? ` (skipped: ${missing})` : 
   let browser: Browser;
   let shots: string;
   beforeAll(async () => {
-    shots = process.env.RP_UI_SCREENSHOTS ? path.resolve(process.env.RP_UI_SCREENSHOTS) : await mkdtemp(path.join(tmpdir(), 'rp-ui-'));
-    await mkdir(shots, { recursive: true });
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    shots = await screenshotFolder();
+    browser = await launchBrowser();
   });
   afterAll(async () => browser?.close());
 

@@ -1,15 +1,15 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import { startPipeline } from '../../src/runs/start';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflows/definitions';
 import { checkpointQuestions } from '../../src/workflows/task-state';
 import { endedCanceled } from '../support/cancelled';
 import { pipelineItemWorkflowId } from '../../src/domain/ids';
+import { CHROMIUM, launchBrowser, NO_CHROMIUM, screenshotFolder } from '../support/browser';
 import { describeScenarios } from '../support/scenario-env';
 import { testServer } from '../support/server/test-server';
 import { companies } from '../scenarios/pipeline-world';
@@ -20,14 +20,9 @@ import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world
  * headless Chromium (Debian's `chromium`; puppeteer-core drives it and downloads nothing). Screenshots
  * go to a temporary folder, or to `RP_UI_SCREENSHOTS` (the README's images: `docs/`).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((file) => existsSync(file));
 const server = testServer();
 const uiUrl = server.available ? server.uiUrl : undefined;
-const missing = !CHROMIUM
-  ? "no Chromium found (install Debian's chromium package or set CHROMIUM_PATH)"
-  : !uiUrl
-    ? 'the test server has no Temporal UI (TEMPORAL_ADDRESS names an outside server)'
-    : undefined;
+const missing = !CHROMIUM ? NO_CHROMIUM : !uiUrl ? 'the test server has no Temporal UI (TEMPORAL_ADDRESS names an outside server)' : undefined;
 if (missing && process.env.CI) throw new Error(`CI checks the Temporal UI in a browser: ${missing}`);
 
 const describeUi = missing ? describe.skip : describe;
@@ -36,21 +31,8 @@ describeUi(`the operator's view in the Temporal UI${missing ? ` (skipped: ${miss
   let browser: Browser;
   let shots: string;
   beforeAll(async () => {
-    shots = process.env.RP_UI_SCREENSHOTS ? path.resolve(process.env.RP_UI_SCREENSHOTS) : await mkdtemp(path.join(tmpdir(), 'rp-ui-'));
-    await mkdir(shots, { recursive: true });
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    shots = await screenshotFolder();
+    browser = await launchBrowser();
   });
   afterAll(async () => browser?.close());
 
