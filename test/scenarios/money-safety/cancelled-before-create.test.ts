@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { researchBatchStateQuery } from '../../../src/workflows/definitions';
 import type { ResearchBatchResult } from '../../../src/workflows/types';
+import { endedCanceled } from '../../support/cancelled';
 import { describeScenarios } from '../../support/scenario-env';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 
@@ -48,7 +49,9 @@ describeScenarios('money safety: cancelled before the paid call', researchSetup,
       description: 'credits exhausted',
     });
     await handle.cancel();
-    const result = await handle.result();
+    // It ends Canceled after collecting; its state query keeps what it collected.
+    await endedCanceled(handle);
+    const result = (await handle.query(researchBatchStateQuery)).result!;
     expect(result.counts.total).toBe(100);
     const stats = world.emulator.stats.snapshot();
     expect(stats.tasksCreated).toBe(100);
