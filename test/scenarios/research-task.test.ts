@@ -19,7 +19,9 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', mode: 'fast', webhooks: 0, cost: 0.1 });
-    expect(result.polls).toBeGreaterThan(3);
+    // Found by status reads alone: more than one (how many depends on the emulator's clock against the
+    // poll delays, which a loaded machine shifts; the webhook test below compares the two ways).
+    expect(result.polls).toBeGreaterThanOrEqual(2);
     const report = await readFile(fileURLToPath(result.outputs.report!.uri));
     expect(report.length).toBe(result.outputs.report!.bytes);
     expect(createHash('sha256').update(report).digest('hex')).toBe(result.outputs.report!.sha256);
