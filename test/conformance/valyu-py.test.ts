@@ -55,11 +55,10 @@ function runCases(emulator: RunningEmulator): Promise<{ version: string; results
   });
 }
 
-if (!installed) {
-  process.stderr.write(`valyu-py conformance skipped: the client is not installed in ${CLIENT_DIR} (run \`npm run conformance:install\`)\n`);
-}
+const notInstalled = `the client is not installed in ${CLIENT_DIR} (run \`npm run conformance:install\`)`;
+if (!installed) process.stderr.write(`valyu-py conformance skipped: ${notInstalled}\n`);
 
-(installed ? describe : describe.skip)('valyu-py against the emulator', () => {
+(installed ? describe : describe.skip)(`valyu-py against the emulator${installed ? '' : ` [skipped: ${notInstalled}]`}`, () => {
   let emulator: RunningEmulator;
   let report: { version: string; results: CaseResult[] };
 
