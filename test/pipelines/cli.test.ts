@@ -1,26 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { main } from '../../src/cli';
+import { captureCli } from '../support/capture-io';
 
 const EXAMPLES = path.relative(process.cwd(), path.join(__dirname, '../../pipelines'));
 
 describe('rp pipelines and rp run', () => {
-  let stdout: jest.SpyInstance;
-  let stderr: jest.SpyInstance;
-  let folder: string;
-  beforeEach(() => {
-    stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    folder = mkdtempSync(path.join(tmpdir(), 'rp-cli-'));
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  const out = (): string => stdout.mock.calls.map((call) => String(call[0])).join('');
-  const err = (): string => stderr.mock.calls.map((call) => String(call[0])).join('');
+  const cli = captureCli('rp-cli-');
+  const { out, err } = cli;
 
   it('validates every shipped example and exits 0', async () => {
     const files = ['competitor-scan', 'clinical-trials-watch', 'due-diligence'].map((name) => path.join(EXAMPLES, `${name}.yaml`));
@@ -34,7 +22,7 @@ describe('rp pipelines and rp run', () => {
   });
 
   it('exits 1 for an invalid definition, printing file:line:column path: rule', async () => {
-    const bad = path.join(folder, 'bad.yaml');
+    const bad = path.join(cli.folder, 'bad.yaml');
     writeFileSync(bad, 'name: bad\nbudget_usd: 1\nstep:\n  answer:\n    query: q\n    search_type: everything\n');
     await expect(main(['pipelines', 'validate', path.join(EXAMPLES, 'quick-answers.yaml'), bad])).resolves.toBe(1);
     expect(err()).toBe(`${bad}:6:18 step.answer.search_type: must be one of all|web|proprietary|news\n`);
@@ -90,7 +78,7 @@ describe('rp pipelines and rp run', () => {
   });
 
   it('exits 1 when items cannot run, naming the item and the variable', async () => {
-    const file = path.join(folder, 'p.yaml');
+    const file = path.join(cli.folder, 'p.yaml');
     writeFileSync(
       file,
       'name: p\nbudget_usd: 5\ninput:\n  items: [{ company: Acme }]\n  key: "{{ item.company | slug }}"\nstep:\n  deepresearch: { query: "About {{ item.company }} at {{ item.website }}", mode: fast }\n',

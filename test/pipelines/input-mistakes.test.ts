@@ -1,31 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pipelineKeyActivities } from '../../src/activities/pipeline-keys';
 import { main } from '../../src/cli';
+import { captureCli } from '../support/capture-io';
 import { itemSource, loadPipelineDefinition } from '../../src/pipelines';
 
 /** Mistakes of an input that used to pass silently: a missing or empty file, unknown fields, every repeated key. */
 describe('inputs checked before a run', () => {
-  let stdout: jest.SpyInstance;
-  let stderr: jest.SpyInstance;
-  let folder: string;
-  beforeEach(() => {
-    stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    folder = mkdtempSync(path.join(tmpdir(), 'rp-input-'));
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  const out = (): string => stdout.mock.calls.map((call) => String(call[0])).join('');
-  const err = (): string => stderr.mock.calls.map((call) => String(call[0])).join('');
+  const cli = captureCli('rp-input-');
+  const { out, err } = cli;
 
   /** A definition over `companies.csv` (written with `csv`), with `extra` appended. */
   function definition(csv: string | undefined, extra = ''): string {
-    if (csv !== undefined) writeFileSync(path.join(folder, 'companies.csv'), csv);
-    const file = path.join(folder, 'scan.yaml');
+    if (csv !== undefined) writeFileSync(path.join(cli.folder, 'companies.csv'), csv);
+    const file = path.join(cli.folder, 'scan.yaml');
     writeFileSync(
       file,
       `name: scan
@@ -49,7 +37,7 @@ ${extra}`,
   it('validate reads the input: a missing CSV is an error, not "ok"', async () => {
     const file = definition(undefined);
     await expect(main(['pipelines', 'validate', file])).resolves.toBe(1);
-    expect(err()).toBe(`${file}: ${path.join(folder, 'companies.csv')}: cannot read input file (ENOENT)\n`);
+    expect(err()).toBe(`${file}: ${path.join(cli.folder, 'companies.csv')}: cannot read input file (ENOENT)\n`);
     expect(out()).toBe('');
   });
 
@@ -68,7 +56,7 @@ ${extra}`,
   it('validate checks the fields the templates read against the CSV header, with a did-you-mean', async () => {
     const file = definition('nmae,domain\nAcme,acme.example\n');
     await expect(main(['pipelines', 'validate', file])).resolves.toBe(1);
-    const header = `the CSV header of ${path.join(folder, 'companies.csv')} has no column "name" (columns: nmae, domain); did you mean nmae?`;
+    const header = `the CSV header of ${path.join(cli.folder, 'companies.csv')} has no column "name" (columns: nmae, domain); did you mean nmae?`;
     expect(err()).toBe(`${file}: step.answer.query: {{ item.name }}: ${header}\n${file}: outputs[0].columns.company: {{ item.name }}: ${header}\n`);
   });
 
@@ -77,7 +65,7 @@ ${extra}`,
     await expect(main(['pipelines', 'validate', file, '--json'])).resolves.toBe(1);
     const result = JSON.parse(out()) as { valid: boolean; files: Array<{ valid: boolean; issues: Array<{ path: string; message: string }> }> };
     expect(result.valid).toBe(false);
-    const csv = path.join(folder, 'companies.csv');
+    const csv = path.join(cli.folder, 'companies.csv');
     expect(result.files[0]!.issues).toEqual([
       {
         file,
@@ -91,7 +79,7 @@ ${extra}`,
     const file = definition('name,domain\n');
     await expect(main(['pipelines', 'validate', file])).resolves.toBe(1);
     expect(err()).toContain('companies.csv: the input has no items, so a run would do nothing; add rows, or set input.allow_empty: true');
-    stdout.mockClear();
+    cli.clearOut();
     const allowed = definition('name,domain\n');
     writeFileSync(allowed, readFileSync(allowed, 'utf8').replace('  key:', '  allow_empty: true\n  key:'));
     await expect(main(['pipelines', 'validate', allowed])).resolves.toBe(0);
