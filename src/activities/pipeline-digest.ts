@@ -11,7 +11,7 @@ import {
   type DigestSource,
 } from '../pipelines/digest';
 import type { ItemStepView } from '../pipelines/fan-in-steps';
-import { readJson, webSources } from './pipeline-item-views';
+import { webSources } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
 
 /** Most bytes of a stored report read for its summary: the summary sits at its start. */
@@ -91,28 +91,16 @@ export async function digestItem(
 
 /**
  * The digest's section for one step: a report's summary read from the store, and the sources an answer
- * or a report cites read from its stored result or sources file (a search's are its output).
+ * or a report cites, from its view or its sources file (a search's are its output).
  */
 async function stepDigestSection(store: ArtifactStore, step: ItemStepView): Promise<DigestSection> {
   if (step.status !== 'completed') return stepSection(step);
   const found: { summary?: string; sources?: DigestSource[] } = {};
   if (step.output === undefined && step.report) found.summary = reportSummary(await readTextStart(store, step.report.key));
   const searchResults = Array.isArray(step.output);
-  if (!searchResults && (step.sourcesCount ?? 0) > 0) {
-    found.sources = await storedSources(store, step.files);
-    // An answer's stored result lists the search results it drew on.
-    if (found.sources.length === 0 && step.report?.key.endsWith('.json')) found.sources = await resultSources(store, step.report.key);
-  }
+  // An answer's sources came with its view (from its stored result); a report's are in its sources file.
+  if (!searchResults && (step.sourcesCount ?? 0) > 0) found.sources = step.sources ?? (await storedSources(store, step.files));
   return stepSection(step, found);
-}
-
-/** The `sources` of a stored result (JSON), as sources; none when it cannot be read. */
-async function resultSources(store: ArtifactStore, key: string): Promise<DigestSource[]> {
-  try {
-    return webSources(((await readJson(store, key)) as { sources?: unknown }).sources);
-  } catch {
-    return []; // an unreadable result leaves the count, not the list
-  }
 }
 
 /** A research task's stored sources file (`sources.json`), as sources. */

@@ -75,7 +75,7 @@ async function stepViews(
       views.push({ id: step.id, kind: step.kind, status: 'not_run', costUsd: 0, files: [] });
       continue;
     }
-    const { output, report, files, sourcesCount } = await storedOutput(store, record);
+    const { output, report, files, sourcesCount, sources } = await storedOutput(store, record);
     views.push({
       id: step.id,
       kind: record.kind,
@@ -85,6 +85,7 @@ async function stepViews(
       ...(report ? { report } : {}),
       files,
       sourcesCount,
+      ...(sources ? { sources } : {}),
       ...(record.workflowId ? { workflowId: record.workflowId } : {}),
       ...(record.error !== undefined ? { error: record.error } : {}),
       ...(record.skippedBecause ? { skippedBecause: record.skippedBecause } : {}),

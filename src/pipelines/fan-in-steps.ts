@@ -21,6 +21,8 @@ export interface ItemStepView {
   files: Array<{ key: string; uri: string }>;
   /** How many sources the step's result cites (as an item's `sourcesCount`). */
   sourcesCount?: number;
+  /** The cited sources, when the stored result holds them (an answer's search results; a report's are in its sources file). */
+  sources?: Array<{ title?: string; url: string }>;
   workflowId?: string;
   error?: string;
   skippedBecause?: string;
