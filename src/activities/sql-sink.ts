@@ -4,10 +4,11 @@ import type { ArtifactRef } from '../domain/artifacts';
 import { FailureType } from '../domain/failures';
 import type { PipelineItemRecord } from '../domain/pipeline-types';
 import type { PostgresSink } from '../pipelines/delivery-schema';
-import { stepSpec } from '../pipelines/step-kind';
+import { rowStepId } from '../pipelines/step-kind';
 import type { PipelineDefinition } from '../pipelines/types';
 import { heartbeat } from './context';
 import type { ActivityDeps } from './deps';
+import { itemRecordKey } from './pipeline-items';
 import { readJson } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
 
@@ -17,6 +18,22 @@ export interface SinkPipelineRowsInput {
   runKey: string;
   /** The run's store folder (`pipelineRunPrefix`). */
   prefix: string;
+}
+
+/**
+ * `sinkPipelineItemRows` input: the rows of some items of a run, whose records were just written. It
+ * names the run and its sinks only (not the whole definition), as its input sits in history once per chunk.
+ */
+export interface SinkItemRowsInput {
+  pipeline: string;
+  runKey: string;
+  /** The run's store folder (`pipelineRunPrefix`). */
+  prefix: string;
+  /** The step id of a one-step definition's rows (its step kind). */
+  oneStepId: string;
+  sinks: PostgresSink[];
+  /** The items whose rows are written (their records are in the store). */
+  items: string[];
 }
 
 /** What `sinkPipelineRows` wrote, per sink. */
@@ -129,66 +146,107 @@ async function resultOf(store: ArtifactStore, step: StepView): Promise<unknown> 
   return { ...outputs, ...(text !== undefined ? { report: text } : report ? { reportKey: report.key } : {}) };
 }
 
+/** The rows of one item's record: one per step. */
+async function rowsOf(store: ArtifactStore, run: { pipeline: string; runKey: string }, record: PipelineItemRecord, oneStepId: string): Promise<SinkRow[]> {
+  const rows: SinkRow[] = [];
+  for (const step of stepsOf(record, oneStepId)) {
+    rows.push({
+      pipeline: run.pipeline,
+      runKey: run.runKey,
+      itemKey: record.key,
+      stepId: step.id,
+      status: step.status,
+      costUsd: step.costUsd,
+      attempts: step.attempts ?? null,
+      error: step.error ?? null,
+      result: await resultOf(store, step),
+    });
+  }
+  return rows;
+}
+
 /** The rows of a run: one per item and step, from the records in the store. */
 export async function sinkRows(store: ArtifactStore, input: SinkPipelineRowsInput): Promise<SinkRow[]> {
   const folder = `${input.prefix}/items/`;
-  const oneStepId = input.definition.step ? stepSpec(input.definition.step).kind : 'main';
+  const oneStepId = rowStepId(input.definition);
   const rows: SinkRow[] = [];
   for (const ref of await store.list(folder)) {
     const name = ref.key.slice(folder.length);
     if (!name.endsWith('.json') || name.includes('/')) continue;
     const record = (await readJson(store, ref.key)) as PipelineItemRecord;
-    for (const step of stepsOf(record, oneStepId)) {
-      rows.push({
-        pipeline: input.definition.name,
-        runKey: input.runKey,
-        itemKey: record.key,
-        stepId: step.id,
-        status: step.status,
-        costUsd: step.costUsd,
-        attempts: step.attempts ?? null,
-        error: step.error ?? null,
-        result: await resultOf(store, step),
-      });
-    }
+    rows.push(...(await rowsOf(store, { pipeline: input.definition.name, runKey: input.runKey }, record, oneStepId)));
   }
   return rows;
 }
 
+/** The rows of the named items of a run, from their records in the store (an item without a record has none yet). */
+export async function itemRows(store: ArtifactStore, input: SinkItemRowsInput): Promise<SinkRow[]> {
+  const rows: SinkRow[] = [];
+  for (const key of new Set(input.items)) {
+    const ref = await store.stat(itemRecordKey(input.prefix, key));
+    if (!ref) continue;
+    const record = (await readJson(store, ref.key)) as PipelineItemRecord;
+    rows.push(...(await rowsOf(store, input, record, input.oneStepId)));
+  }
+  return rows;
+}
+
+/** The connection URL of each sink, from the worker's environment; a missing variable is refused by name, without retry. */
+function sinkUrls(sinks: readonly PostgresSink[], env: Readonly<Record<string, string | undefined>>): string[] {
+  return sinks.map((sink) => {
+    const url = env[sink.url_env];
+    if (!url)
+      throw ApplicationFailure.create({
+        type: FailureType.DeliveryNotConfigured,
+        nonRetryable: true,
+        message: `the postgres output names ${sink.url_env}, which the worker's environment does not set (a postgres:// URL)`,
+      });
+    return url;
+  });
+}
+
+/** Upserts `rows` into each sink's table (created when missing), a few hundred rows a statement, heartbeating between statements. */
+async function upsertRows(sinks: readonly PostgresSink[], urls: readonly string[], rows: readonly SinkRow[]): Promise<void> {
+  for (const [index, sink] of sinks.entries()) {
+    const client = new Client({ connectionString: urls[index], connectionTimeoutMillis: 15_000 });
+    await client.connect();
+    try {
+      await client.query(createTableSql(sink.table));
+      for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+        const statement = upsertSql(sink.table, rows.slice(start, start + ROWS_PER_STATEMENT));
+        await client.query(statement.text, statement.values);
+        heartbeat({ table: sink.table, rows: start });
+      }
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
 /**
  * `sinkPipelineRows`: upserts one row per item and step of a run into each PostgreSQL sink of its
- * definition (creating the table when missing), when the run writes its outputs. The connection URL is
- * read from the worker's environment variable the sink names: it never enters workflow history.
+ * definition (creating the table when missing), when the run writes its outputs: the final write, which
+ * covers every item whatever the writes made as items settled did. `sinkPipelineItemRows`: the same
+ * upsert for the items of one chunk of records, as the run writes them. The connection URL is read from
+ * the worker's environment variable the sink names: it never enters workflow history.
  */
 export function sqlSinkActivities(deps: ActivityDeps) {
+  const env = deps.env ?? process.env;
   return {
     async sinkPipelineRows(input: SinkPipelineRowsInput): Promise<SinkPipelineRowsResult> {
       const sinks: PostgresSink[] = (input.definition.sinks ?? []).map((sink) => sink.postgres);
       if (sinks.length === 0) return { rows: 0, tables: [] };
-      const env = deps.env ?? process.env;
-      for (const sink of sinks)
-        if (!env[sink.url_env])
-          throw ApplicationFailure.create({
-            type: FailureType.DeliveryNotConfigured,
-            nonRetryable: true,
-            message: `the postgres output names ${sink.url_env}, which the worker's environment does not set (a postgres:// URL)`,
-          });
+      const urls = sinkUrls(sinks, env);
       const rows = await sinkRows(deps.store, input);
-      for (const sink of sinks) {
-        const client = new Client({ connectionString: env[sink.url_env], connectionTimeoutMillis: 15_000 });
-        await client.connect();
-        try {
-          await client.query(createTableSql(sink.table));
-          for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-            const statement = upsertSql(sink.table, rows.slice(start, start + ROWS_PER_STATEMENT));
-            await client.query(statement.text, statement.values);
-            heartbeat({ table: sink.table, rows: start });
-          }
-        } finally {
-          await client.end().catch(() => undefined);
-        }
-      }
+      await upsertRows(sinks, urls, rows);
       return { rows: rows.length, tables: sinks.map((sink) => sink.table) };
+    },
+    async sinkPipelineItemRows(input: SinkItemRowsInput): Promise<SinkPipelineRowsResult> {
+      if (input.sinks.length === 0) return { rows: 0, tables: [] };
+      const urls = sinkUrls(input.sinks, env);
+      const rows = await itemRows(deps.store, input);
+      if (rows.length > 0) await upsertRows(input.sinks, urls, rows);
+      return { rows: rows.length, tables: input.sinks.map((sink) => sink.table) };
     },
   };
 }

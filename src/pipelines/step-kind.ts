@@ -43,3 +43,8 @@ export function sequenceSteps(definition: Pick<PipelineDefinition, 'steps'>): Se
 export function definitionKinds(definition: Pick<PipelineDefinition, 'step' | 'steps'>): Array<StepSpec['kind']> {
   return definition.step ? [stepSpec(definition.step).kind] : sequenceSteps(definition).map((step) => step.kind);
 }
+
+/** The step id a one-step definition's items carry in SQL rows (its step kind); `main` when it has `steps:` (each step has its id). */
+export function rowStepId(definition: Pick<PipelineDefinition, 'step'>): string {
+  return definition.step ? stepSpec(definition.step).kind : 'main';
+}

@@ -99,6 +99,18 @@ export const sinkJob: ActivityOptions = {
 };
 
 /**
+ * Writing the SQL rows of one chunk of item records as the run goes: a few quick tries, then the run notes
+ * it and relies on its final write (`sinkJob`), which covers every item; a database that is down never
+ * holds the run for long.
+ */
+export const sinkChunk: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '1 minute',
+  scheduleToCloseTimeout: '5 minutes',
+  retry: { ...retry, initialInterval: '2 seconds', maximumAttempts: 3 },
+};
+
+/**
  * Every named option set, for the audit that each paid call is covered (test/workflows/activity-options.test.ts).
  * Workflows reach activities only through the proxies of `activity-proxies.ts`, one per set.
  */
@@ -112,4 +124,5 @@ export const ACTIVITY_OPTION_PRESETS: Readonly<Record<string, ActivityOptions>> 
   lookup,
   notifyCall,
   sinkJob,
+  sinkChunk,
 };

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { batchAdd, createCall, handlerCall, itemCall, lookup, notifyCall, shortCall, sinkJob, storeJob } from './activity-options';
+import { batchAdd, createCall, handlerCall, itemCall, lookup, notifyCall, shortCall, sinkChunk, sinkJob, storeJob } from './activity-options';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -25,3 +25,5 @@ export const lookups = proxyActivities<Activities>(lookup);
 export const notifyCalls = proxyActivities<Activities>(notifyCall);
 /** Writing a run's rows to its SQL sinks, retried with backoff for about two hours (`sinkJob`). */
 export const sinkJobs = proxyActivities<Activities>(sinkJob);
+/** Writing the SQL rows of one chunk of records as the run goes: a few quick tries (`sinkChunk`). */
+export const sinkChunks = proxyActivities<Activities>(sinkChunk);

@@ -48,6 +48,8 @@ const summaries: Record<string, (input: unknown) => string> = {
   notifyRun: (input) =>
     `notify ${/^[a-z]+:\/\/([^/?#@]*@)?([^/?#]+)/i.exec(text(input, 'url') ?? '')?.[2] ?? 'a receiver'} of ${text(field(input, 'event'), 'type') ?? 'the run'}`,
   sinkPipelineRows: (input) => `upsert the rows of run ${text(input, 'runKey') ?? '?'} into its SQL tables`,
+  sinkPipelineItemRows: (input) =>
+    `upsert the rows of ${count(field(input, 'items')) ?? 'the'} settled items of run ${text(input, 'runKey') ?? '?'} into its SQL tables`,
   planPipelineStep: (input) => `plan step ${(Number(field(input, 'step') ?? 0) || 0) + 1} for item ${text(field(input, 'item'), 'key') ?? '?'}`,
   recordPipelineStep: (input) =>
     `record step ${text(field(input, 'record'), 'id') ?? '?'} (${text(field(input, 'record'), 'status') ?? '?'}) for item ${text(input, 'itemKey') ?? '?'}`,

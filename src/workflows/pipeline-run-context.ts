@@ -1,9 +1,13 @@
 import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PipelineRunRef } from '../activities/pipeline-items';
-import { shortCalls } from './activity-proxies';
+import { shortCalls, sinkChunks } from './activity-proxies';
+import { failureMessage } from './failure-info';
+import { rowStepId } from '../pipelines/step-kind';
+import { rowsDue } from './sink-rows';
+import type { WindowDecision } from './pipeline-window';
 import { pipelineItemGenerationId, pipelineRunPrefix, runKeyOfRunWorkflowId } from '../domain/ids';
 import type { RunIdentity } from './pipeline-child-summaries';
-import type { ItemSettledReport } from '../domain/pipeline-types';
+import type { ItemSettledReport, PipelineItemRecord } from '../domain/pipeline-types';
 import type { BatchSettledReport, ResearchTaskInput } from './types';
 import { initialCarried, PipelineRunModel } from './pipeline-run-model';
 import type { PipelineRunCarried, PipelineRunInput, PlannedItem } from '../domain/pipeline-types';
@@ -15,6 +19,8 @@ import { ResearchCostUsdKey, ResearchPipelineKey, ResearchStatusKey } from './se
 
 /** Most item records one background write carries (its input sits in history). */
 export const MAX_RECORDS_PER_WRITE = 50;
+/** Runs with SQL sinks write the rows of each chunk of records as it is stored, not only when the run ends. */
+const SQL_ROWS_AS_ITEMS_SETTLE = 'sql-rows-as-items-settle';
 
 /**
  * How a pipeline run works through its items: a sliding window of child workflows and activities
@@ -139,13 +145,17 @@ export class PipelineRun {
     if (this.#writeFailure !== undefined) throw this.#writeFailure;
     if (!this.#chunked) {
       const records = this.model.takePending();
-      if (records.length > 0) await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+      if (records.length > 0) {
+        await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+        this.#sinkRows(records);
+      }
       return;
     }
     // Chunks, so no write's input (it sits in history) grows with the backlog.
     while (this.model.pending.length > 0) {
       const records = this.model.pending.splice(0, MAX_RECORDS_PER_WRITE);
       await shortCalls.recordPipelineItems({ prefix: this.prefix, records });
+      this.#sinkRows(records);
     }
   }
 
@@ -165,6 +175,7 @@ export class PipelineRun {
     this.#writing = CancellationScope.nonCancellable(() => shortCalls.recordPipelineItems({ prefix: this.prefix, records })).then(
       () => {
         this.#writing = undefined;
+        this.#sinkRows(records);
       },
       (error: unknown) => {
         this.model.pending.unshift(...records);
@@ -173,6 +184,72 @@ export class PipelineRun {
         this.wake();
       },
     );
+  }
+
+  /** Whether the run writes its SQL rows as its records are stored (a definition with `postgres` outputs, started under this code). */
+  #rowsAsItemsSettle?: boolean;
+  get #writesRows(): boolean {
+    this.#rowsAsItemsSettle ??= (this.definition.sinks ?? []).length > 0 && patched(SQL_ROWS_AS_ITEMS_SETTLE);
+    return this.#rowsAsItemsSettle;
+  }
+  /** Items whose records are stored and whose rows wait for the SQL write under way. */
+  readonly #rowsQueued: string[] = [];
+  /** The SQL write of a chunk's rows under way, if any. */
+  #rowsWriting?: Promise<void>;
+
+  /**
+   * Whether the records waiting now should be written though fewer than a chunk, so their SQL rows do
+   * not wait (see `rowsDue`): only in a run with SQL sinks.
+   */
+  rowsDue(decision: WindowDecision): boolean {
+    const oldest = this.model.pending[0];
+    return (
+      rowsDue({
+        pending: this.model.pending.length,
+        now: Date.now(),
+        ...(oldest ? { oldestEndedAt: oldest.finishedAt } : {}),
+        ...(decision.kind === 'wait' ? { wait: decision.reason } : {}),
+      }) && this.#writesRows
+    );
+  }
+
+  /**
+   * Upserts the SQL rows of records just stored, beside the run: one write at a time, never cut off by a
+   * cancellation. A write that fails (its few tries spent) is noted and left to the run's final write,
+   * which covers every item: it neither fails nor holds the run.
+   */
+  #sinkRows(records: readonly PipelineItemRecord[]): void {
+    if (records.length === 0 || !this.#writesRows) return;
+    this.#rowsQueued.push(...records.map((record) => record.key));
+    this.#writeQueuedRows();
+  }
+
+  #writeQueuedRows(): void {
+    if (this.#rowsWriting || this.#rowsQueued.length === 0) return;
+    const items = this.#rowsQueued.splice(0, MAX_RECORDS_PER_WRITE);
+    const input = {
+      pipeline: this.definition.name,
+      runKey: this.runKey,
+      prefix: this.prefix,
+      oneStepId: rowStepId(this.definition),
+      sinks: (this.definition.sinks ?? []).map((sink) => sink.postgres),
+      items,
+    };
+    this.#rowsWriting = CancellationScope.nonCancellable(() => sinkChunks.sinkPipelineItemRows(input))
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.model.note(`SQL rows of ${items.length} item(s) not written as they settled (the run's final write covers them): ${failureMessage(error)}`),
+      )
+      .then(() => {
+        this.#rowsWriting = undefined;
+        this.#writeQueuedRows();
+      });
+  }
+
+  /** Waits for the SQL writes of stored records to end (before the run's final write, or before it continues as new). */
+  async rowsWritten(): Promise<void> {
+    while (this.#rowsWriting) await this.#rowsWriting;
   }
 
   /** A background write failed: the run stops where it is (the failure is thrown by `flush`). */

@@ -47,6 +47,8 @@ export async function finishRun(run: PipelineRun, strategy: RunStrategy): Promis
   model.outputs = outputs;
   // Definitions from before sinks existed have none: their histories issue no new command.
   if ((definition.sinks ?? []).length > 0 && patched('sql-sinks')) {
+    // Rows written as items settled are upserted again here, with every other item's: after those writes end.
+    await run.rowsWritten();
     try {
       await sinkJobs.sinkPipelineRows({ definition, runKey: run.runKey, prefix: run.prefix });
     } catch (error) {

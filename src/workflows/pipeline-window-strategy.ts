@@ -128,7 +128,7 @@ export class WindowStrategy implements RunStrategy {
         // Records are written beside the window instead of holding it: starts go on while they are stored.
         if (patched(BACKGROUND_RECORDS)) run.flushInBackground();
         else await run.flush();
-      }
+      } else if (run.rowsDue(decision)) run.flushInBackground();
       if (run.recordWriteFailed) await run.flush();
       if (!model.draining && !model.stopping && !model.inputExhausted && historyIsFull(run.input.continueAsNewAfterEvents)) {
         model.draining = true;
@@ -136,6 +136,7 @@ export class WindowStrategy implements RunStrategy {
       }
       if (model.draining && model.drained) {
         await run.flush();
+        await run.rowsWritten();
         await run.notifier.settle();
         const { carried, runKey } = run;
         return await continueAsNewAfterHandlers<PipelineRunWorkflow>(() => ({
