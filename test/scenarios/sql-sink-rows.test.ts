@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
 import type { PipelineRunResult, PipelineRunState } from '../../src/domain/pipeline-types';
-import { pipelineRunStateQuery, raiseBudgetUpdate } from '../../src/workflows/definitions';
+import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from '../../src/workflows/definitions';
 import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres';
 import { describeScenarios } from '../support/scenario-env';
 import { companies, pipelineInput } from './pipeline-world';
@@ -28,6 +28,25 @@ steps:
 concurrency: 1
 start_rate_per_second: 50
 budget_usd: ${budgetUsd}
+outputs:
+  - format: jsonl
+  - postgres: { url_env: RP_TEST_DATABASE_URL, table: research.live_rows }
+`;
+
+// One step, many items: records (and rows) go in chunks while the run goes, and while it is paused.
+const headcounts = (name: string) => `
+name: ${name}
+input:
+  items:
+${companies(60)}
+  key: "{{ item.domain | slug }}"
+step:
+  answer:
+    query: "Headcount of {{ item.name }}"
+    data_max_price: 0.05
+concurrency: 4
+start_rate_per_second: 4
+budget_usd: 50
 outputs:
   - format: jsonl
   - postgres: { url_env: RP_TEST_DATABASE_URL, table: research.live_rows }
@@ -126,6 +145,46 @@ if (missing) process.stderr.write(`skipping the SQL sink rows scenario: ${missin
       const total = rows.reduce((sum, row) => sum + Number(row.cost_usd), 0);
       expect(total).toBeCloseTo(world.emulator.stats.snapshot().chargedUsd, 6);
       expect(total).toBeCloseTo(result.ledger.spentUsd, 6);
+    });
+
+    it('writes rows in chunks as the run goes, and those of items that settle while it is paused before it is resumed', async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: { RP_TEST_DATABASE_URL: postgres!.url } } });
+      const writes: number[] = [];
+      replaceActivity('sinkPipelineItemRows', (original) => async (input) => {
+        writes.push(input.items.length);
+        return original(input);
+      });
+      const input = await pipelineInput(headcounts('chunks'), world, { runKey: 'chunks-1' });
+      const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/chunks/chunks-1', args: [input] });
+      // A chunk of records (25) is written, with its rows, while items still start.
+      await env.waitUntil(async () => (await rowsOf('chunks', 'chunks-1')).length >= 25, { timeoutMs: 3_600_000, description: 'a first chunk of rows' });
+      await handle.signal(pausePipelineSignal);
+      let paused: PipelineRunState | undefined;
+      await env.waitUntil(
+        async () => {
+          paused = await handle.query<PipelineRunState>(pipelineRunStateQuery);
+          return paused.phase === 'paused' && paused.counts.running === 0;
+        },
+        { timeoutMs: 3_600_000, description: 'the paused run with nothing in flight' },
+      );
+      const settled = paused!.counts.completed;
+      expect(settled).toBeLessThan(60);
+      await env.waitUntil(async () => (await rowsOf('chunks', 'chunks-1')).length === settled, {
+        timeoutMs: 3_600_000,
+        description: `the rows of the ${settled} items settled before the pause`,
+      });
+      process.stderr.write(`sql sink: ${settled} rows in the table while the run was paused\n`);
+      await handle.signal(resumePipelineSignal);
+      const result = await handle.result();
+      expect(result.counts).toMatchObject({ completed: 60 });
+      const rows = await rowsOf('chunks', 'chunks-1');
+      expect(rows).toHaveLength(60);
+      expect(new Set(rows.map((row) => row.step_id))).toEqual(new Set(['answer']));
+      expect(new Set(rows.map((row) => row.item_key)).size).toBe(60);
+      // Every item's rows went in as the run went (the final write then upserts them all once more).
+      expect(writes.reduce((sum, items) => sum + items, 0)).toBe(60);
+      process.stderr.write(`sql sink: chunk writes of ${writes.join(', ')} items; ${await handle.historyLength()} history events\n`);
     });
 
     it('a chunk write that fails for good is noted and neither fails nor holds the run; the final write brings every row', async () => {
