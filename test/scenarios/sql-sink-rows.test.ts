@@ -2,7 +2,7 @@ import { Client as PgClient } from 'pg';
 import type { PipelineRunResult, PipelineRunState } from '../../src/domain/pipeline-types';
 import { pausePipelineSignal, pipelineRunStateQuery, raiseBudgetUpdate, resumePipelineSignal } from '../../src/workflows/definitions';
 import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres';
-import { describeScenarios } from '../support/scenario-env';
+import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { companies, pipelineInput } from './pipeline-world';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
@@ -145,6 +145,7 @@ if (missing) process.stderr.write(`skipping the SQL sink rows scenario: ${missin
       const total = rows.reduce((sum, row) => sum + Number(row.cost_usd), 0);
       expect(total).toBeCloseTo(world.emulator.stats.snapshot().chargedUsd, 6);
       expect(total).toBeCloseTo(result.ledger.spentUsd, 6);
+      await recordHistory(handle, 'pipeline-sql-sink-rows');
     });
 
     it('writes rows in chunks as the run goes, and those of items that settle while it is paused before it is resumed', async () => {
