@@ -188,6 +188,26 @@ if (missing) process.stderr.write(`skipping the SQL sink rows scenario: ${missin
       process.stderr.write(`sql sink: chunk writes of ${writes.join(', ')} items; ${await handle.historyLength()} history events\n`);
     });
 
+    it("writes each item's rows once as the run goes, across continue-as-new", async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: { RP_TEST_DATABASE_URL: postgres!.url } } });
+      const writes: number[] = [];
+      replaceActivity('sinkPipelineItemRows', (original) => async (input) => {
+        writes.push(input.items.length);
+        return original(input);
+      });
+      const input = await pipelineInput(headcounts('chained'), world, { runKey: 'chained-1', continueAsNewAfterEvents: 150 });
+      const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/chained/chained-1', args: [input] });
+      const result = await handle.result();
+      expect(result.counts).toMatchObject({ completed: 60 });
+      expect(await handle.runCount()).toBeGreaterThan(1);
+      const rows = await rowsOf('chained', 'chained-1');
+      expect(new Set(rows.map((row) => row.item_key)).size).toBe(60);
+      expect(rows).toHaveLength(60);
+      expect(writes.reduce((sum, items) => sum + items, 0)).toBe(60);
+      process.stderr.write(`sql sink: ${await handle.runCount()} executions, chunk writes of ${writes.join(', ')} items\n`);
+    });
+
     it('a chunk write that fails for good is noted and neither fails nor holds the run; the final write brings every row', async () => {
       const env = getEnv();
       world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: { RP_TEST_DATABASE_URL: postgres!.url } } });
