@@ -1,7 +1,8 @@
 import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PipelineRunRef } from '../activities/pipeline-items';
 import { shortCalls, sinkChunks } from './activity-proxies';
-import { failureMessage } from './failure-info';
+import { failureMessage, failureType } from './failure-info';
+import { FailureType } from '../domain/failures';
 import { rowStepId } from '../pipelines/step-kind';
 import { rowsDue } from './sink-rows';
 import type { WindowDecision } from './pipeline-window';
@@ -196,6 +197,8 @@ export class PipelineRun {
   readonly #rowsQueued: string[] = [];
   /** The SQL write of a chunk's rows under way, if any. */
   #rowsWriting?: Promise<void>;
+  /** Chunk writes that failed for good in this execution (the first is noted, so a database down does not crowd out other notes). */
+  #rowsFailed = 0;
 
   /**
    * Whether the records waiting now should be written though fewer than a chunk, so their SQL rows do
@@ -226,6 +229,10 @@ export class PipelineRun {
 
   #writeQueuedRows(): void {
     if (this.#rowsWriting || this.#rowsQueued.length === 0) return;
+    if (!this.#writesRows) {
+      this.#rowsQueued.length = 0;
+      return;
+    }
     const items = this.#rowsQueued.splice(0, MAX_RECORDS_PER_WRITE);
     const input = {
       pipeline: this.definition.name,
@@ -238,8 +245,14 @@ export class PipelineRun {
     this.#rowsWriting = CancellationScope.nonCancellable(() => sinkChunks.sinkPipelineItemRows(input))
       .then(
         () => undefined,
-        (error: unknown) =>
-          this.model.note(`SQL rows of ${items.length} item(s) not written as they settled (the run's final write covers them): ${failureMessage(error)}`),
+        (error: unknown) => {
+          if (this.#rowsFailed++ === 0)
+            this.model.note(
+              `SQL rows of ${items.length} item(s) not written as they settled (the run's final write covers them, and any later chunk that fails too): ${failureMessage(error)}`,
+            );
+          // A sink the worker cannot reach at all (no URL in its environment) fails every chunk the same way: the rest wait for the final write.
+          if (failureType(error) === FailureType.DeliveryNotConfigured) this.#rowsAsItemsSettle = false;
+        },
       )
       .then(() => {
         this.#rowsWriting = undefined;

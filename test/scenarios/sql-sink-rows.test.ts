@@ -208,6 +208,25 @@ if (missing) process.stderr.write(`skipping the SQL sink rows scenario: ${missin
       process.stderr.write(`sql sink: ${await handle.runCount()} executions, chunk writes of ${writes.join(', ')} items\n`);
     });
 
+    it("a worker without the sink's variable tries one chunk, notes it once, and leaves the rows to the final write (which notes it too)", async () => {
+      const env = getEnv();
+      world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: {} } });
+      const writes: number[] = [];
+      replaceActivity('sinkPipelineItemRows', (original) => async (input) => {
+        writes.push(input.items.length);
+        return original(input);
+      });
+      const input = await pipelineInput(headcounts('unset'), world, { runKey: 'unset-1' });
+      const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/unset/unset-1', args: [input] });
+      const result = await handle.result();
+      expect(result.counts).toMatchObject({ completed: 60 });
+      // Refused without retry, and no chunk after it.
+      expect(writes).toHaveLength(1);
+      const notes = (await handle.query<PipelineRunState>(pipelineRunStateQuery)).rejectedMessages;
+      expect(notes.filter((note) => note.startsWith('SQL rows of'))).toEqual([expect.stringContaining('RP_TEST_DATABASE_URL')]);
+      expect(notes.filter((note) => note.startsWith('SQL sink not written'))).toEqual([expect.stringContaining('RP_TEST_DATABASE_URL')]);
+    });
+
     it('a chunk write that fails for good is noted and neither fails nor holds the run; the final write brings every row', async () => {
       const env = getEnv();
       world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: { RP_TEST_DATABASE_URL: postgres!.url } } });
