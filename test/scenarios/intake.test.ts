@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { request } from 'undici';
 import { signWebhook, webhookRouteToken } from '../../src/api';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflows/definitions';
@@ -9,6 +6,7 @@ import { pipelineItemWorkflowId } from '../../src/domain/ids';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import type { ResearchBatchResult } from '../../src/workflows/types';
 import { describeScenarios } from '../support/scenario-env';
+import { pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
@@ -123,21 +121,12 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
   it('starts a pipeline run once per Idempotency-Key (201, then 200), shows its progress and cancels it', async () => {
     const env = getEnv();
     world = await makeWorld(env, { webhooks: true, emulator: { defaultCreditsUsd: 100 } });
-    const dir = await mkdtemp(path.join(tmpdir(), 'rp-intake-'));
     const name = `events-${randomUUID().slice(0, 8)}`;
-    await writeFile(path.join(dir, `${name}.yaml`), answers(name));
-    const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({
-      client: env.client,
-      secrets: world.secrets,
-      intakeKey: world.intakeKey,
+    const intake = await scenarioIntake(env, world, {
       tokens: [TOKEN],
-      pipelinesDir: dir,
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
+      pipelinesDir: await pipelinesFolder({ [name]: answers(name) }),
       temporalUiUrl: 'http://localhost:8233',
       publicUrl: 'https://intake.example.com/',
-      logger: false,
     });
     try {
       const auth = { authorization: `Bearer ${TOKEN}` };
@@ -204,17 +193,7 @@ budget_usd: 5
     });
     const item = env.getHandle(pipelineItemWorkflowId('reviewed', 'hitl-1', 'acme'));
     const interaction = (await item.query(researchTaskStateQuery)).interaction!;
-    const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({
-      client: env.client,
-      secrets: world.secrets,
-      intakeKey: 'k'.repeat(32),
-      tokens: [TOKEN],
-      pipelinesDir: 'pipelines',
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
-      logger: false,
-    });
+    const intake = await scenarioIntake(env, { secrets: world.secrets, intakeKey: 'k'.repeat(32) }, { tokens: [TOKEN], pipelinesDir: 'pipelines' });
     try {
       const url = '/pipelines/reviewed/runs/hitl-1/items/acme/checkpoint';
       const headers = { authorization: `Bearer ${TOKEN}` };
