@@ -4,6 +4,7 @@ import { InMemoryWebhookSecretStore } from '../../src/activities';
 import type { Intake } from '../../src/intake';
 import { raiseBudgetUpdate } from '../../src/workflows/definitions';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import { planReviewedAcme } from '../support/pipeline-runs';
 import { describeScenarios } from '../support/scenario-env';
 import { listenOnLoopback, pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { notifySecret, startReceiver } from '../support/notify-receiver';
@@ -199,21 +200,7 @@ describeScenarios('delivery: a run waiting for a person', researchSetup, (getEnv
     const receiver = await startReceiver(secret);
     try {
       world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { notifySecret: secret } });
-      const yaml = `
-name: reviewed
-input:
-  items: [Acme]
-  key: "{{ item | slug }}"
-step:
-  deepresearch:
-    query: "Profile of {{ item }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-budget_usd: 5
-notify: ["${receiver.url}/hook"]
-`;
-      const input = await pipelineInput(yaml, world, { runKey: 'person-1' });
+      const input = await pipelineInput(planReviewedAcme('reviewed', `notify: ["${receiver.url}/hook"]\n`), world, { runKey: 'person-1' });
       const run = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reviewed/person-1', args: [input] });
       await env.waitUntil(() => receiver.accepted('run.waiting_for_person').length === 1, { timeoutMs: 3_600_000, description: 'the plan review told' });
       expect(receiver.accepted('run.waiting_for_person')[0]!.event!.data).toMatchObject({ waiting: { checkpoint: ['acme'], operator: [] } });

@@ -5,6 +5,7 @@ import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflo
 import { pipelineItemWorkflowId } from '../../src/domain/ids';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import type { ResearchBatchResult } from '../../src/workflows/types';
+import { planReviewedAcme } from '../support/pipeline-runs';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { pipelineInput } from './pipeline-world';
@@ -172,20 +173,7 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
   it("answers an item's checkpoint through the intake and refuses an answer for another interaction (409)", async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const yaml = `
-name: reviewed
-input:
-  items: [Acme]
-  key: "{{ item | slug }}"
-step:
-  deepresearch:
-    query: "Profile of {{ item }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-budget_usd: 5
-`;
-    const input = await pipelineInput(yaml, world, { runKey: 'hitl-1' });
+    const input = await pipelineInput(planReviewedAcme('reviewed'), world, { runKey: 'hitl-1' });
     const run = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reviewed/hitl-1', args: [input] });
     await env.waitUntil(async () => (await run.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, {
       timeoutMs: 3_600_000,

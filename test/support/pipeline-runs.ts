@@ -39,6 +39,23 @@ budget_usd: ${options.budgetUsd ?? 5}
 ${options.more ?? ''}`;
 }
 
+/** A pipeline `name` with one item, Acme, whose fast DeepResearch task stops at a plan review until a person answers it; `more` adds top-level lines. */
+export function planReviewedAcme(name: string, more = ''): string {
+  return `
+name: ${name}
+input:
+  items: [Acme]
+  key: "{{ item | slug }}"
+step:
+  deepresearch:
+    query: "Profile of {{ item }}"
+    mode: fast
+    hitl: { plan_review: true }
+concurrency: 1
+budget_usd: 5
+${more}`;
+}
+
 /** The objects of a run's JSONL output (its first output file), one a line. */
 export async function jsonlOutput<T>(outputs: { readonly files: ReadonlyArray<{ readonly uri: string }> } | undefined): Promise<T[]> {
   const file = outputs?.files[0];
