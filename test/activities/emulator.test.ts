@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DefaultLogger } from '@temporalio/worker';
+import { redactingTestLogger } from '../support/test-logger';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../../src/activities';
 import { FailureType } from '../../src/domain/failures';
 import { minutes, startResearchHarness, type ResearchHarness } from '../support/research-harness';
@@ -16,7 +16,7 @@ let dir: string;
 let store: LocalArtifactStore;
 let activities: ReturnType<typeof createActivities>;
 const env = (attempt = 1) =>
-  new ActivityTestEnvironment({ attempt, workflowExecution: { workflowId: 'wf-emu', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
+  new ActivityTestEnvironment({ attempt, workflowExecution: { workflowId: 'wf-emu', runId: 'r' } }, { logger: redactingTestLogger('error') });
 
 beforeEach(async () => {
   h = await startResearchHarness();

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
+import { redactingTestLogger } from '../support/test-logger';
 import { ResearchApiError } from '../../src/api';
 import { classifyApiError, failureFromApiError, rethrowAsFailure, STATE_REFUSAL_STATUSES } from '../../src/activities';
 import { FailureType } from '../../src/domain/failures';
@@ -102,7 +102,7 @@ describe('rethrowAsFailure', () => {
   });
 
   test('an activity cancellation propagates as cancellation, not as a mapped failure', async () => {
-    const env = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
+    const env = new MockActivityEnvironment({}, { logger: redactingTestLogger('error') });
     env.cancel();
     const result = env.run(async () => rethrowAsFailure(ResearchApiError.fromNetworkError(new Error('aborted'), target)));
     await expect(result).rejects.toBeInstanceOf(CancelledFailure);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DefaultLogger } from '@temporalio/worker';
+import { redactingTestLogger } from '../support/test-logger';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../../src/activities';
 import { FIND_LIMIT, REQUEST_KEY_FIELD } from '../../src/activities/find-task';
 import { FailureType } from '../../src/domain/failures';
@@ -16,7 +16,8 @@ const OURS_AT = 40; // created 220th from the newest: beyond the first page
 let h: ResearchHarness;
 let dir: string;
 let activities: ReturnType<typeof createActivities>;
-const env = () => new ActivityTestEnvironment({ attempt: 2, workflowExecution: { workflowId: 'wf-find', runId: 'r' } }, { logger: new DefaultLogger('ERROR') });
+const env = () =>
+  new ActivityTestEnvironment({ attempt: 2, workflowExecution: { workflowId: 'wf-find', runId: 'r' } }, { logger: redactingTestLogger('error') });
 const listCalls = () => Object.values(h.emulator.stats.snapshot().requests['deepresearch.list'] ?? {}).reduce((sum, count) => sum + count, 0);
 
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Info } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
+import { redactingTestLogger } from '../support/test-logger';
 import { MockAgent, type Interceptable } from 'undici';
 import { ResearchClient } from '../../src/api';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../../src/activities';
@@ -58,7 +58,7 @@ export async function setup(): Promise<Setup> {
     secrets,
     activities,
     env: (info = {}) =>
-      new ActivityTestEnvironment({ workflowExecution: { workflowId: WORKFLOW_ID, runId: 'run-1' }, ...info }, { logger: new DefaultLogger('ERROR') }),
+      new ActivityTestEnvironment({ workflowExecution: { workflowId: WORKFLOW_ID, runId: 'run-1' }, ...info }, { logger: redactingTestLogger('error') }),
     cleanup: async () => {
       await agent.close();
       await rm(dir, { recursive: true, force: true });

@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DefaultLogger } from '@temporalio/worker';
+import { redactingTestLogger } from '../support/test-logger';
 import { createActivities, InMemoryWebhookSecretStore, LocalArtifactStore } from '../../src/activities';
 import { heartbeat, keepingAlive } from '../../src/activities/context';
 import { startResearchHarness, type ResearchHarness } from '../support/research-harness';
 import { ActivityTestEnvironment } from './helpers';
 
-const quiet = { logger: new DefaultLogger('ERROR') };
+const quiet = { logger: redactingTestLogger('error') };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('an activity whose options set a heartbeat timeout', () => {

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { signWebhook, webhookRouteToken } from '../../src/api';
 import { describeScenarios } from '../support/scenario-env';
+import { listenOnLoopback, pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
 
 // Random and mutated requests against every intake route, over real HTTP on loopback, bounded in count
@@ -34,10 +31,8 @@ describeScenarios('hostile input: a fuzz pass over every intake route', research
   it(`answers ${REQUESTS} random and mutated requests without a 5xx, a crash, unbounded memory or a leaked secret`, async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 1_000 } });
-    const dir = await mkdtemp(path.join(tmpdir(), 'rp-fuzz-'));
-    await writeFile(
-      path.join(dir, 'brief.yaml'),
-      `
+    const pipelinesDir = await pipelinesFolder({
+      brief: `
 name: brief
 parameters:
   region: { type: string, default: EU }
@@ -51,20 +46,9 @@ step:
 start_rate_per_second: 50
 budget_usd: 5
 `,
-    );
-    const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({
-      client: env.client,
-      secrets: world.secrets,
-      intakeKey: world.intakeKey,
-      tokens: [TOKEN],
-      pipelinesDir: dir,
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
-      logger: false,
     });
-    await intake.app.listen({ host: '127.0.0.1', port: 0 });
-    const base = `http://127.0.0.1:${(intake.app.server.address() as AddressInfo).port}`;
+    const intake = await scenarioIntake(env, world, { tokens: [TOKEN], pipelinesDir });
+    const base = await listenOnLoopback(intake);
     const webhookSecret = `whsec_fuzz_${randomUUID()}`;
     await world.secrets.put('task-fuzz-1', webhookSecret);
     const secrets = [TOKEN, world.intakeKey, webhookSecret];

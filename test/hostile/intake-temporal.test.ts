@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { signWebhook, webhookRouteToken } from '../../src/api';
 import { researchTaskStateQuery } from '../../src/workflows/definitions';
 import { describeScenarios } from '../support/scenario-env';
+import { pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
 import { endedCanceled } from '../support/cancelled';
@@ -17,18 +15,7 @@ describeScenarios('intake: what Temporal carries, and what Temporal refuses', re
   afterEach(async () => world?.close());
 
   async function intakeOn(client: Client, pipelinesDir?: string) {
-    const env = getEnv();
-    const { buildIntake } = await import('../../src/intake');
-    return buildIntake({
-      client,
-      secrets: world!.secrets,
-      intakeKey: world!.intakeKey,
-      tokens: [TOKEN],
-      pipelinesDir: pipelinesDir ?? (await mkdtemp(path.join(tmpdir(), 'rp-intake-'))),
-      taskQueue: env.taskQueue,
-      namespace: client.options.namespace,
-      logger: false,
-    });
+    return scenarioIntake(getEnv(), world!, { client, tokens: [TOKEN], pipelinesDir: pipelinesDir ?? (await pipelinesFolder({})) });
   }
 
   it('signals a workflow once for a delivery that reaches two intakes, or one restarted, since Temporal drops the repeated request id', async () => {
@@ -79,11 +66,9 @@ describeScenarios('intake: what Temporal carries, and what Temporal refuses', re
   it('answers a request Temporal refuses for good 500 (not "try later"), and readiness names the missing namespace', async () => {
     const env = getEnv();
     world = await makeWorld(env, {});
-    const dir = await mkdtemp(path.join(tmpdir(), 'rp-intake-'));
-    await writeFile(
-      path.join(dir, 'brief.yaml'),
-      'name: brief\ninput:\n  items: [Acme]\n  key: "{{ item | slug }}"\nstep:\n  answer:\n    query: "Headcount of {{ item }}"\nbudget_usd: 5\n',
-    );
+    const dir = await pipelinesFolder({
+      brief: 'name: brief\ninput:\n  items: [Acme]\n  key: "{{ item | slug }}"\nstep:\n  answer:\n    query: "Headcount of {{ item }}"\nbudget_usd: 5\n',
+    });
     const elsewhere = new Client({ connection: env.client.connection, namespace: `no-such-namespace-${randomUUID().slice(0, 8)}` });
     const intake = await intakeOn(elsewhere, dir);
     try {

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { differingParams, paramsFingerprint } from '../../src/runs/start';
 import { describeScenarios } from '../support/scenario-env';
+import { pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
 
 const TOKEN = 'app-token-0123456789abcdef';
@@ -28,11 +26,9 @@ describeScenarios('intake: an Idempotency-Key reused with other parameters', res
   it('answers 409 naming the parameters that differ, without their values, and starts nothing', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const dir = await mkdtemp(path.join(tmpdir(), 'rp-intake-'));
     const name = `keyed-${randomUUID().slice(0, 8)}`;
-    await writeFile(
-      path.join(dir, `${name}.yaml`),
-      `
+    const pipelinesDir = await pipelinesFolder({
+      [name]: `
 name: ${name}
 parameters:
   region: { type: string, default: EU }
@@ -46,18 +42,8 @@ step:
 start_rate_per_second: 50
 budget_usd: 5
 `,
-    );
-    const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({
-      client: env.client,
-      secrets: world.secrets,
-      intakeKey: world.intakeKey,
-      tokens: [TOKEN],
-      pipelinesDir: dir,
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
-      logger: false,
     });
+    const intake = await scenarioIntake(env, world, { tokens: [TOKEN], pipelinesDir });
     try {
       const start = (params: Record<string, string>) =>
         intake.app.inject({

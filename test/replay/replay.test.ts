@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { installTestRuntime } from '../support/test-logger';
 
 import { writeDeleteBeforeStoreWorkflow } from './reordered-workflow';
 
@@ -18,13 +19,8 @@ async function fixtures(): Promise<Array<{ workflowId: string; history: unknown 
   );
 }
 
-beforeAll(() => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // Another suite in this process installed it already.
-  }
-});
+// Warnings only, redacted as a real worker's are; a runtime another suite in this process installed is kept.
+beforeAll(() => installTestRuntime());
 
 describe("recorded histories replay on today's workflow code", () => {
   jest.setTimeout(120_000);

@@ -1,12 +1,12 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { InMemoryWebhookSecretStore } from '../../src/activities';
-import { buildIntake, type Intake } from '../../src/intake';
+import type { Intake } from '../../src/intake';
 import { raiseBudgetUpdate } from '../../src/workflows/definitions';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import { planReviewedAcme } from '../support/pipeline-runs';
 import { describeScenarios } from '../support/scenario-env';
+import { listenOnLoopback, pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { notifySecret, startReceiver } from '../support/notify-receiver';
 import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres';
 import { Client as PgClient } from 'pg';
@@ -75,30 +75,26 @@ describeScenarios('delivery: notifications and results over HTTP through a real 
     // The first delivery is refused: its retry must carry the same webhook-id.
     const receiver = await startReceiver(secret, { failFirst: 1 });
     try {
-      const dir = await mkdtemp(path.join(tmpdir(), 'rp-delivery-'));
       const name = 'scan';
-      await writeFile(path.join(dir, `${name}.yaml`), scan(name, receiver.url));
       const secrets = new InMemoryWebhookSecretStore();
       const intakeKey = 'k'.repeat(32);
       // The world (its emulator's clock, the worker's store) is made after the intake, whose URL it needs.
       const late: { clock?: () => number; store?: ResearchWorld['store'] } = {};
-      intake = await buildIntake({
-        client: env.client,
-        secrets,
-        intakeKey,
-        tokens: [TOKEN],
-        pipelinesDir: dir,
-        taskQueue: env.taskQueue,
-        namespace: env.client.options.namespace,
-        now: () => (late.clock ? late.clock() : Date.now()),
-        results: {
-          get: (key) => late.store!.get(key),
-          list: (prefix) => late.store!.list(prefix),
-          stat: (key) => late.store!.stat(key),
+      intake = await scenarioIntake(
+        env,
+        { secrets, intakeKey },
+        {
+          tokens: [TOKEN],
+          pipelinesDir: await pipelinesFolder({ [name]: scan(name, receiver.url) }),
+          now: () => (late.clock ? late.clock() : Date.now()),
+          results: {
+            get: (key) => late.store!.get(key),
+            list: (prefix) => late.store!.list(prefix),
+            stat: (key) => late.store!.stat(key),
+          },
         },
-        logger: false,
-      });
-      const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
+      );
+      const intakeUrl = await listenOnLoopback(intake);
       world = await makeWorld(env, {
         secrets,
         intakeKey,
@@ -204,21 +200,7 @@ describeScenarios('delivery: a run waiting for a person', researchSetup, (getEnv
     const receiver = await startReceiver(secret);
     try {
       world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { notifySecret: secret } });
-      const yaml = `
-name: reviewed
-input:
-  items: [Acme]
-  key: "{{ item | slug }}"
-step:
-  deepresearch:
-    query: "Profile of {{ item }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-budget_usd: 5
-notify: ["${receiver.url}/hook"]
-`;
-      const input = await pipelineInput(yaml, world, { runKey: 'person-1' });
+      const input = await pipelineInput(planReviewedAcme('reviewed', `notify: ["${receiver.url}/hook"]\n`), world, { runKey: 'person-1' });
       const run = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reviewed/person-1', args: [input] });
       await env.waitUntil(() => receiver.accepted('run.waiting_for_person').length === 1, { timeoutMs: 3_600_000, description: 'the plan review told' });
       expect(receiver.accepted('run.waiting_for_person')[0]!.event!.data).toMatchObject({ waiting: { checkpoint: ['acme'], operator: [] } });
@@ -280,19 +262,9 @@ if (missing) process.stderr.write(`skipping the SQL sink scenario: ${missing}\n`
     it('upserts one row per item and step when the run writes its outputs, the same rows again on a retry', async () => {
       const env = getEnv();
       world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { env: { RP_TEST_DATABASE_URL: postgres!.url } } });
-      const dir = await mkdtemp(path.join(tmpdir(), 'rp-sink-'));
-      await writeFile(path.join(dir, 'enrich.yaml'), answers('enrich'));
-      intake = await buildIntake({
-        client: env.client,
-        secrets: world.secrets,
-        intakeKey: 'k'.repeat(32),
-        tokens: [TOKEN],
-        pipelinesDir: dir,
-        taskQueue: env.taskQueue,
-        namespace: env.client.options.namespace,
-        logger: false,
-      });
-      const intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
+      const dir = await pipelinesFolder({ enrich: answers('enrich') });
+      intake = await scenarioIntake(env, { secrets: world.secrets, intakeKey: 'k'.repeat(32) }, { tokens: [TOKEN], pipelinesDir: dir });
+      const intakeUrl = await listenOnLoopback(intake);
       const started = await call('POST', `${intakeUrl}/pipelines/enrich/runs`, {}, { 'idempotency-key': 'sink-1' });
       expect(started.status).toBe(201);
       const result = await env.getHandle<PipelineRunResult>(started.json.workflowId!).result();

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { request } from 'undici';
 import { signWebhook, webhookRouteToken } from '../../src/api';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../src/workflows/definitions';
 import { pipelineItemWorkflowId } from '../../src/domain/ids';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
 import type { ResearchBatchResult } from '../../src/workflows/types';
+import { planReviewedAcme } from '../support/pipeline-runs';
 import { describeScenarios } from '../support/scenario-env';
+import { pipelinesFolder, scenarioIntake } from '../support/scenario-intake';
 import { pipelineInput } from './pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
@@ -123,21 +122,12 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
   it('starts a pipeline run once per Idempotency-Key (201, then 200), shows its progress and cancels it', async () => {
     const env = getEnv();
     world = await makeWorld(env, { webhooks: true, emulator: { defaultCreditsUsd: 100 } });
-    const dir = await mkdtemp(path.join(tmpdir(), 'rp-intake-'));
     const name = `events-${randomUUID().slice(0, 8)}`;
-    await writeFile(path.join(dir, `${name}.yaml`), answers(name));
-    const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({
-      client: env.client,
-      secrets: world.secrets,
-      intakeKey: world.intakeKey,
+    const intake = await scenarioIntake(env, world, {
       tokens: [TOKEN],
-      pipelinesDir: dir,
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
+      pipelinesDir: await pipelinesFolder({ [name]: answers(name) }),
       temporalUiUrl: 'http://localhost:8233',
       publicUrl: 'https://intake.example.com/',
-      logger: false,
     });
     try {
       const auth = { authorization: `Bearer ${TOKEN}` };
@@ -183,20 +173,7 @@ describeScenarios('rp intake on the real server', researchSetup, (getEnv) => {
   it("answers an item's checkpoint through the intake and refuses an answer for another interaction (409)", async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const yaml = `
-name: reviewed
-input:
-  items: [Acme]
-  key: "{{ item | slug }}"
-step:
-  deepresearch:
-    query: "Profile of {{ item }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-budget_usd: 5
-`;
-    const input = await pipelineInput(yaml, world, { runKey: 'hitl-1' });
+    const input = await pipelineInput(planReviewedAcme('reviewed'), world, { runKey: 'hitl-1' });
     const run = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/reviewed/hitl-1', args: [input] });
     await env.waitUntil(async () => (await run.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, {
       timeoutMs: 3_600_000,
@@ -204,17 +181,7 @@ budget_usd: 5
     });
     const item = env.getHandle(pipelineItemWorkflowId('reviewed', 'hitl-1', 'acme'));
     const interaction = (await item.query(researchTaskStateQuery)).interaction!;
-    const { buildIntake } = await import('../../src/intake');
-    const intake = await buildIntake({
-      client: env.client,
-      secrets: world.secrets,
-      intakeKey: 'k'.repeat(32),
-      tokens: [TOKEN],
-      pipelinesDir: 'pipelines',
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
-      logger: false,
-    });
+    const intake = await scenarioIntake(env, { secrets: world.secrets, intakeKey: 'k'.repeat(32) }, { tokens: [TOKEN], pipelinesDir: 'pipelines' });
     try {
       const url = '/pipelines/reviewed/runs/hitl-1/items/acme/checkpoint';
       const headers = { authorization: `Bearer ${TOKEN}` };

@@ -9,7 +9,7 @@ import type { PipelineRunState } from '../../src/domain/pipeline-types';
 import type { ResearchTaskState } from '../../src/workflows/types';
 import { captureIo as capture } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
-import { companies } from './pipeline-world';
+import { companyProfiles } from '../support/pipeline-runs';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 import { cancelledRun } from '../support/cancelled';
 
@@ -32,24 +32,7 @@ describeScenarios('rp commands that steer a run', researchSetup, (getEnv) => {
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const dir = await mkdtemp(path.join(tmpdir(), 'rp-cli-'));
     const file = path.join(dir, 'steered.yaml');
-    await writeFile(
-      file,
-      `
-name: steered
-input:
-  items:
-${companies(3)}
-  key: "{{ item.domain | slug }}"
-step:
-  deepresearch:
-    query: "Profile {{ item.name }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-start_rate_per_second: 50
-budget_usd: 0.25
-`,
-    );
+    await writeFile(file, companyProfiles('steered', { companies: 3, concurrency: 1, planReview: true, budgetUsd: 0.25 }));
     const { handle } = await startPipeline(
       env.client,
       await loadPipelineDefinition(file),

@@ -26,6 +26,4 @@ export async function pipelineInput(
   };
 }
 
-/** `count` inline companies as YAML list lines. */
-export const companies = (count: number): string =>
-  Array.from({ length: count }, (_, index) => `    - { name: Company ${index + 1}, domain: company-${index + 1}.example }`).join('\n');
+export { companies } from '../support/pipeline-runs';

@@ -13,10 +13,11 @@ import {
 } from '../../src/activities';
 import type { EmulatorOptions } from '../../src/emulator/options';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import { buildIntake, type Intake } from '../../src/intake';
+import type { Intake } from '../../src/intake';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from '../../src/workflows/polling';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import type { ScenarioEnv, ScenarioHandle, ScenarioSetup } from '../support/scenario-env';
+import { listenOnLoopback, scenarioIntake } from '../support/scenario-intake';
 import type { PollingOverrides } from '../../src/domain/research-types';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -124,18 +125,12 @@ export async function makeWorld(env: ScenarioEnv, options: WorldOptions = {}): P
   let intakeUrl: string | undefined;
   if (options.webhooks) {
     // The real intake; webhook timestamps are checked against the emulator's (fast) clock.
-    intake = await buildIntake({
-      client: env.client,
-      secrets: options.intakeSecrets ?? secrets,
-      intakeKey,
-      tokens: [],
-      pipelinesDir: path.resolve(__dirname, '../../pipelines'),
-      taskQueue: env.taskQueue,
-      namespace: env.client.options.namespace,
-      now: () => emulator.clock.now(),
-      logger: false,
-    });
-    intakeUrl = await intake.app.listen({ port: 0, host: '127.0.0.1' });
+    intake = await scenarioIntake(
+      env,
+      { secrets: options.intakeSecrets ?? secrets, intakeKey },
+      { tokens: [], pipelinesDir: path.resolve(__dirname, '../../pipelines'), now: () => emulator.clock.now() },
+    );
+    intakeUrl = await listenOnLoopback(intake);
   }
   const deps: ActivityDeps = { api, store, secrets, ...(intakeUrl ? { webhookBaseUrl: intakeUrl, intakeKey } : {}), ...options.deps };
   current = createActivities(deps);

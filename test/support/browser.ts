@@ -34,3 +34,32 @@ export async function screenshotFolder(): Promise<string> {
   await mkdir(folder, { recursive: true });
   return folder;
 }
+
+/** What a UI block's tests use: the block's headless Chromium and the folder its screenshots go to. */
+export interface BrowserSession {
+  readonly browser: Browser;
+  readonly shots: string;
+}
+
+/**
+ * A block of UI tests sharing one headless Chromium (launched before the block, closed after it) and one
+ * screenshot folder; `body` reads both through `ui()` inside its tests. Without Chromium, or when
+ * `options.missing` names something else the block needs, the block is skipped with the reason in its
+ * title; under CI that is an error instead.
+ */
+export function describeInBrowser(title: string, options: { missing?: string }, body: (ui: () => BrowserSession) => void): void {
+  const missing = CHROMIUM ? options.missing : NO_CHROMIUM;
+  if (missing && process.env.CI) throw new Error(`CI runs "${title}" in a browser: ${missing}`);
+  (missing ? describe.skip : describe)(`${title}${missing ? ` (skipped: ${missing})` : ''}`, () => {
+    let session: BrowserSession | undefined;
+    beforeAll(async () => {
+      const shots = await screenshotFolder();
+      session = { shots, browser: await launchBrowser() };
+    });
+    afterAll(async () => session?.browser.close());
+    body(() => {
+      if (!session) throw new Error('The browser is only available inside a test of the block');
+      return session;
+    });
+  });
+}

@@ -2,11 +2,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import type { Browser } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { PipelineRunInput, PipelineRunResult } from '../../src/domain/pipeline-types';
 import { itemSource, loadPipelineDefinition, resolveParameters } from '../../src/pipelines';
 import { reportSummary } from '../../src/pipelines/digest';
-import { CHROMIUM, launchBrowser, NO_CHROMIUM, screenshotFolder } from '../support/browser';
+import { describeInBrowser, type BrowserSession } from '../support/browser';
 import { describeScenarios } from '../support/scenario-env';
 import { pipelineInput } from '../scenarios/pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world';
@@ -17,25 +17,25 @@ import { makeWorld, researchSetup, type ResearchWorld } from '../scenarios/world
  * opened in headless Chromium (Debian's `chromium`). The screenshot and the HTML go to the UI tests'
  * artefact folder: a temporary one, or `RP_UI_SCREENSHOTS`.
  */
-const missing = CHROMIUM ? undefined : NO_CHROMIUM;
-if (missing && process.env.CI) throw new Error(`CI checks the digest in a browser: ${missing}`);
-
-const describeUi = missing ? describe.skip : describe;
-
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:900px;margin:24px auto;color:#1f2328}
 blockquote{margin:0 0 12px;padding:0 12px;color:#444;border-left:4px solid #d0d7de}h3{margin-top:28px;border-bottom:1px solid #d8dee4}`;
 
 const EXAMPLE = path.resolve(__dirname, '../../pipelines/company-enrichment.yaml');
 
-describeUi(`the run's digest in a browser${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let browser: Browser;
-  let shots: string;
-  beforeAll(async () => {
-    shots = await screenshotFolder();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => browser?.close());
+/** Renders `markdown` as a Markdown viewer would (markdown-it, raw HTML off), writes `<name>.html`, opens it without scripts and saves `<name>.png`. */
+async function openDigest({ browser, shots }: BrowserSession, markdown: string, name: string): Promise<Page> {
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>digest</title><style>${STYLE}</style></head><body>${new MarkdownIt({ html: false, linkify: false }).render(markdown)}</body></html>`;
+  const htmlFile = path.join(shots, `${name}.html`);
+  await writeFile(htmlFile, html);
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1000, height: 1400 });
+  await page.setJavaScriptEnabled(false);
+  await page.goto(pathToFileURL(htmlFile).href, { waitUntil: 'load' });
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  return page;
+}
 
+describeInBrowser("the run's digest in a browser", {}, (ui) => {
   describeScenarios('a DeepResearch run over a CSV', researchSetup, (getEnv) => {
     let world: ResearchWorld | undefined;
     afterEach(async () => world?.close());
@@ -90,14 +90,7 @@ outputs:
       expect(markdown).not.toMatch(/[^\\]\]\((?!<https?:)/);
 
       // What a Markdown viewer makes of it: markdown-it with raw HTML off, as GitHub-like viewers sanitise it.
-      const html = `<!doctype html><html><head><meta charset="utf-8"><title>digest</title><style>${STYLE}</style></head><body>${new MarkdownIt({ html: false, linkify: false }).render(markdown)}</body></html>`;
-      const htmlFile = path.join(shots, 'digest.html');
-      await writeFile(htmlFile, html);
-      const page = await browser.newPage();
-      await page.setViewport({ width: 1000, height: 1400 });
-      await page.setJavaScriptEnabled(false);
-      await page.goto(pathToFileURL(htmlFile).href, { waitUntil: 'load' });
-      await page.screenshot({ path: path.join(shots, 'digest.png'), fullPage: true });
+      const page = await openDigest(ui(), markdown, 'digest');
       const text = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
       const links = await page.$$eval('a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''));
       const bold = await page.$$eval('b', (elements) => elements.length);
@@ -168,14 +161,7 @@ outputs:
         );
       const markdown = await readFile(fileURLToPath(result.outputs.files.find((file) => file.key.endsWith('results.md'))!.uri), 'utf8');
 
-      const html = `<!doctype html><html><head><meta charset="utf-8"><title>digest</title><style>${STYLE}</style></head><body>${new MarkdownIt({ html: false, linkify: false }).render(markdown)}</body></html>`;
-      const htmlFile = path.join(shots, 'enrichment-digest.html');
-      await writeFile(htmlFile, html);
-      const page = await browser.newPage();
-      await page.setViewport({ width: 1000, height: 1400 });
-      await page.setJavaScriptEnabled(false);
-      await page.goto(pathToFileURL(htmlFile).href, { waitUntil: 'load' });
-      await page.screenshot({ path: path.join(shots, 'enrichment-digest.png'), fullPage: true });
+      const page = await openDigest(ui(), markdown, 'enrichment-digest');
       // Each company's entry as the reader sees it: the text between its heading and the next one.
       const entries = await page.$$eval('h3', (headings) =>
         headings.map((heading) => {

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
+import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
 import { pipelineItemWorkflowId } from '../../../src/domain/ids';
 import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios, recordHistory } from '../../support/scenario-env';
-import { companies, pipelineInput } from '../pipeline-world';
+import { approvePlan, companyProfiles, jsonlOutput } from '../../support/pipeline-runs';
+import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 import { cancelledRun } from '../../support/cancelled';
 
@@ -18,25 +17,10 @@ describeScenarios('money safety: continue-as-new with an item waiting for a pers
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
     const items = 6;
-    const input = await pipelineInput(
-      `
-name: carried
-input:
-  items:
-${companies(items)}
-  key: "{{ item.domain | slug }}"
-step:
-  deepresearch:
-    query: "Profile {{ item.name }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 2
-start_rate_per_second: 50
-budget_usd: 5
-`,
-      world,
-      { runKey: 'waits', continueAsNewAfterEvents: 40 },
-    );
+    const input = await pipelineInput(companyProfiles('carried', { companies: items, concurrency: 2, planReview: true }), world, {
+      runKey: 'waits',
+      continueAsNewAfterEvents: 40,
+    });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/carried/waits', args: [input] });
     const held = 'company-1-example';
     const answered = new Set<string>();
@@ -48,7 +32,7 @@ budget_usd: 5
           const item = env.getHandle(pipelineItemWorkflowId('carried', 'waits', key));
           const interaction = (await item.query(researchTaskStateQuery)).interaction;
           if (!interaction) continue;
-          await item.executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
+          await approvePlan(item, interaction.interaction_id);
           answered.add(key);
         }
         return state.counts.completed === items - 1;
@@ -63,7 +47,7 @@ budget_usd: 5
 
     const item = env.getHandle(pipelineItemWorkflowId('carried', 'waits', held));
     const interaction = (await item.query(researchTaskStateQuery)).interaction!;
-    await item.executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
+    await approvePlan(item, interaction.interaction_id);
     const result = await handle.result();
     await recordHistory(handle, 'pipeline-carries-item', 'first');
     await recordHistory(handle, 'pipeline-adopts-item');
@@ -74,10 +58,7 @@ budget_usd: 5
     expect(stats.tasksCreated).toBe(items);
     expect(Math.max(...Object.values(stats.tasksCreatedByMetadata))).toBe(1);
     expect(result.ledger.spentUsd).toBeCloseTo(stats.chargedUsd, 6);
-    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = await jsonlOutput<{ key: string; status: string }>(result.outputs);
     expect(lines.map((line) => line.key).sort()).toEqual(Array.from({ length: items }, (_, index) => `company-${index + 1}-example`).sort());
     expect(new Set(lines.map((line) => line.status))).toEqual(new Set(['completed']));
   });
@@ -85,25 +66,10 @@ budget_usd: 5
   it('cancels a carried item when the run is cancelled, and records it cancelled once', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(
-      `
-name: carried
-input:
-  items:
-${companies(3)}
-  key: "{{ item.domain | slug }}"
-step:
-  deepresearch:
-    query: "Profile {{ item.name }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-start_rate_per_second: 50
-budget_usd: 5
-`,
-      world,
-      { runKey: 'cancelled', continueAsNewAfterEvents: 10 },
-    );
+    const input = await pipelineInput(companyProfiles('carried', { companies: 3, concurrency: 1, planReview: true }), world, {
+      runKey: 'cancelled',
+      continueAsNewAfterEvents: 10,
+    });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/carried/cancelled', args: [input] });
     await env.waitUntil(
       async () => {

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { answerItemCheckpoint, checkpointWaits, currentItemWorkflowId } from '../../../src/runs/control';
-import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
+import { pipelineRunStateQuery } from '../../../src/workflows/definitions';
 import { pipelineItemWorkflowId } from '../../../src/domain/ids';
 import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
-import { companies, pipelineInput } from '../pipeline-world';
+import { companyProfiles, jsonlOutput, waitAtCheckpoint } from '../../support/pipeline-runs';
+import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 import { cancelledRun } from '../../support/cancelled';
 
@@ -18,25 +17,7 @@ describeScenarios('money safety: a task left open at the service by a cancelled 
   it('says so in the outputs, and a resumed run follows that task to its end instead of creating another', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(
-      `
-name: held
-input:
-  items:
-${companies(1)}
-  key: "{{ item.domain | slug }}"
-step:
-  deepresearch:
-    query: "Profile {{ item.name }}"
-    mode: fast
-    hitl: { plan_review: true }
-concurrency: 1
-start_rate_per_second: 50
-budget_usd: 5
-`,
-      world,
-      { runKey: 'open' },
-    );
+    const input = await pipelineInput(companyProfiles('held', { companies: 1, concurrency: 1, planReview: true }), world, { runKey: 'open' });
     const key = 'company-1-example';
     const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held/open', args: [input] });
     await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).waiting.checkpoint.length === 1, {
@@ -46,21 +27,14 @@ budget_usd: 5
     await first.cancel();
     const cancelled = await cancelledRun(first);
     expect(cancelled.counts).toMatchObject({ cancelled: 1, completed: 0 });
-    const [line] = (await readFile(fileURLToPath(cancelled.outputs!.files[0]!.uri), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((text) => JSON.parse(text) as { status: string; open_at_service?: { task_id: string; status: string } });
+    const [line] = await jsonlOutput<{ status: string; open_at_service?: { task_id: string; status: string } }>(cancelled.outputs);
     expect(line).toMatchObject({ status: 'cancelled', open_at_service: { status: 'awaiting_input' } });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
 
     // The same run key again: the item's new workflow follows the task that is still open.
     const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held/open', args: [input] });
     const item = env.getHandle(`${pipelineItemWorkflowId('held', 'open', key)}~1`);
-    await env.waitUntil(async () => (await item.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, {
-      timeoutMs: 3_600_000,
-      description: 'the resumed item to show the open checkpoint',
-    });
-    const state = await item.query(researchTaskStateQuery);
+    const state = await waitAtCheckpoint(env, item, 'the resumed item to show the open checkpoint');
     expect(state.deepresearchId).toBe(line!.open_at_service!.task_id);
     // What `rp status`, `rp respond` and the intake use finds the item under its new workflow id.
     await env.waitUntil(async () => JSON.stringify(await checkpointWaits(env.client, 'held', 'open')) === JSON.stringify([key]), {

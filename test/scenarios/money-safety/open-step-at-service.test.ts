@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
 import { pipelineStepWorkflowId } from '../../../src/domain/ids';
 import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
+import { approvePlan, jsonlOutput, waitAtCheckpoint } from '../../support/pipeline-runs';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 import { cancelledRun } from '../../support/cancelled';
@@ -46,11 +44,7 @@ budget_usd: 5
     const key = 'company-1-example';
     const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held-steps/open', args: [input] });
     const step = env.getHandle(pipelineStepWorkflowId('held-steps', 'open', key, 'brief', undefined));
-    await env.waitUntil(async () => (await step.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, {
-      timeoutMs: 3_600_000,
-      description: 'the brief step at its plan review',
-    });
-    const taskId = (await step.query(researchTaskStateQuery)).deepresearchId;
+    const taskId = (await waitAtCheckpoint(env, step, 'the brief step at its plan review')).deepresearchId;
     await first.cancel();
     const cancelled = await cancelledRun(first);
     expect(cancelled.counts).toMatchObject({ cancelled: 1, completed: 0 });
@@ -58,22 +52,15 @@ budget_usd: 5
     expect(afterCancel.tasksCreated).toBe(1);
     // The ledger counts what the service charged, the open task included.
     expect(cancelled.ledger.spentUsd).toBeGreaterThanOrEqual(afterCancel.chargedUsd - 1e-9);
-    const [line] = (await readFile(fileURLToPath(cancelled.outputs!.files[0]!.uri), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((text) => JSON.parse(text) as { status: string });
+    const [line] = await jsonlOutput<{ status: string }>(cancelled.outputs);
     expect(line).toMatchObject({ status: 'cancelled' });
 
     // The same run key again: the profile is reused, and the brief's new workflow follows the open task.
     const again = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/held-steps/open', args: [input] });
     const resumedStep = env.getHandle(pipelineStepWorkflowId('held-steps', 'open', key, 'brief', 1));
-    await env.waitUntil(async () => (await resumedStep.query(researchTaskStateQuery).catch(() => undefined))?.interaction !== undefined, {
-      timeoutMs: 3_600_000,
-      description: 'the resumed brief step to show the open checkpoint',
-    });
-    const state = await resumedStep.query(researchTaskStateQuery);
+    const state = await waitAtCheckpoint(env, resumedStep, 'the resumed brief step to show the open checkpoint');
     expect(state.deepresearchId).toBe(taskId);
-    await resumedStep.executeUpdate(respondToCheckpointUpdate, { interactionId: state.interaction!.interaction_id, response: { approved: true } });
+    await approvePlan(resumedStep, state.interaction!.interaction_id);
     const resumed = await again.result();
     expect(resumed.counts).toMatchObject({ completed: 1, failed: 0 });
     const stats = world.emulator.stats.snapshot();

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineOutputs, PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios, WorkflowFailedError } from '../../support/scenario-env';
+import { jsonlOutput } from '../../support/pipeline-runs';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from '../world';
 
@@ -49,10 +48,7 @@ budget_usd: 5
     const stats = world.emulator.stats.snapshot();
     expect(stats.tasksCreated).toBe(8);
     expect(stats.requests['deepresearch.cancel'] ?? {}).toEqual({});
-    const lines = (await readFile(fileURLToPath(outputs.files[0]!.uri), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = await jsonlOutput<{ key: string; status: string }>(outputs);
     expect(
       lines
         .filter((line) => line.status === 'completed')

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery, researchTaskStateQuery } from '../../../src/workflows/definitions';
 import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
-import { companies, pipelineInput } from '../pipeline-world';
+import { companyProfiles, jsonlOutput } from '../../support/pipeline-runs';
+import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 import { cancelledRun } from '../../support/cancelled';
 
@@ -14,24 +13,7 @@ describeScenarios('money safety: resuming a cancelled run', researchSetup, (getE
   it('runs the cancelled DeepResearch items again under a new workflow id, reuses the completed ones, and pays for nothing twice', async () => {
     const env = getEnv();
     world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
-    const input = await pipelineInput(
-      `
-name: resumed
-input:
-  items:
-${companies(3)}
-  key: "{{ item.domain | slug }}"
-step:
-  deepresearch:
-    query: "Profile {{ item.name }}"
-    mode: fast
-concurrency: 1
-start_rate_per_second: 50
-budget_usd: 5
-`,
-      world,
-      { runKey: 'again' },
-    );
+    const input = await pipelineInput(companyProfiles('resumed', { companies: 3, concurrency: 1 }), world, { runKey: 'again' });
     const first = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/resumed/again', args: [input] });
     await env.waitUntil(async () => (await first.query(pipelineRunStateQuery)).counts.completed === 1, {
       timeoutMs: 3_600_000,
@@ -52,10 +34,7 @@ budget_usd: 5
     expect(resumed.counts).toMatchObject({ reused: 1, completed: 2, failed: 0 });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(4);
     expect(await env.getHandle(`research-task/resumed/again/${runningKey}~1`).result()).toMatchObject({ status: 'completed' });
-    const lines = (await readFile(fileURLToPath(resumed.outputs.files[0]!.uri), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = await jsonlOutput<{ key: string; status: string }>(resumed.outputs);
     expect(lines.map((line) => line.status)).toEqual(['completed', 'completed', 'completed']);
   });
 });

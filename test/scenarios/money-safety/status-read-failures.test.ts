@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { describeScenarios } from '../../support/scenario-env';
-import { companies, pipelineInput } from '../pipeline-world';
+import { companyProfiles, jsonlOutput } from '../../support/pipeline-runs';
+import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 
 describeScenarios('money safety: a status read that fails', researchSetup, (getEnv) => {
@@ -18,25 +17,7 @@ describeScenarios('money safety: a status read that fails', researchSetup, (getE
         faults: { 'deepresearch.status': { unknownStatusRate: 0.5, errorRate: 0.2 } },
       },
     });
-    const input = await pipelineInput(
-      `
-name: followed
-input:
-  items:
-${companies(3)}
-  key: "{{ item.domain | slug }}"
-step:
-  deepresearch:
-    query: "Profile {{ item.name }}"
-    mode: fast
-concurrency: 3
-start_rate_per_second: 50
-retries: 2
-budget_usd: 5
-`,
-      world,
-      { runKey: 'faulty-status' },
-    );
+    const input = await pipelineInput(companyProfiles('followed', { companies: 3, concurrency: 3, more: 'retries: 2\n' }), world, { runKey: 'faulty-status' });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/followed/faulty-status', args: [input] });
     const result = await handle.result();
     const stats = world.emulator.stats.snapshot();
@@ -46,10 +27,7 @@ budget_usd: 5
     expect(stats.tasksCreated).toBe(3);
     expect(Object.values(stats.tasksCreatedByMetadata)).toEqual([1, 1, 1]);
     expect(result.ledger.spentUsd).toBeCloseTo(stats.chargedUsd, 6);
-    const lines = (await readFile(fileURLToPath(result.outputs.files[0]!.uri), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { key: string; status: string });
+    const lines = await jsonlOutput<{ key: string; status: string }>(result.outputs);
     expect(lines.map((line) => line.key).sort()).toEqual(['company-1-example', 'company-2-example', 'company-3-example']);
     expect(lines.every((line) => line.status === 'completed')).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { registerSearchAttributes, type SearchAttributeDeclarations } from '../../../src/register-search-attributes';
+import { installTestRuntime } from '../test-logger';
 
 /** A connection to the run's server: the SDK's test environment and the namespace scenarios run in. */
 export interface ServerConnection {
@@ -33,16 +33,8 @@ export async function releaseServer(): Promise<void> {
 }
 
 async function connect(address: string, namespace: string): Promise<ServerConnection> {
-  quietRuntime();
+  // Scenario output only needs warnings, redacted as a real worker's are (no task tokens or secrets).
+  installTestRuntime();
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
   return { env, namespace };
-}
-
-// The default runtime logs every worker state change at INFO; scenario output only needs warnings.
-function quietRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // Already installed or instantiated (another block, or the test's own choice): keep it.
-  }
 }
