@@ -235,7 +235,19 @@ export interface PipelineRunCarried {
    * Research task workflows still running when the run continued as new (started with the abandon close
    * policy): the next execution adopts them, holding their reservations until they report how they ended.
    */
-  inFlight?: Array<{ item: PlannedItem; attempts: number; reservedUsd: number; waiting?: 'checkpoint' | 'operator' }>;
+  inFlight?: Array<{ item: PlannedItem; attempts: number; reservedUsd: number; waiting?: 'checkpoint' | 'operator'; step?: StepPosition }>;
+}
+
+/**
+ * Where a `steps:` item stood when the run continued as new: at the start of step `index` (the steps
+ * before it are recorded and their money settled), or, with `workflowId`, inside that step's research
+ * task. The next execution goes on from there, holding `reservedUsd` for that step.
+ */
+export interface StepPosition {
+  index: number;
+  reservedUsd: number;
+  /** The step's research task workflow, still running: the next execution follows it, never starts another. */
+  workflowId?: string;
 }
 
 /** What `pipelineRunStateQuery` returns. */

@@ -1,5 +1,5 @@
 import type { SequenceStepSpec } from '../pipelines/step-kind';
-import type { PipelineStepRecord } from '../domain/pipeline-types';
+import type { PipelineStepRecord, StepPosition } from '../domain/pipeline-types';
 import type { ItemOutcome } from './pipeline-run-model';
 
 // How the steps of a `steps:` item add up to the item's outcome: plain data in, plain data out, so the
@@ -57,4 +57,24 @@ export function stepsOutcome(
     ...(ended.failureType ? { failureType: ended.failureType } : {}),
     ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
   };
+}
+
+/**
+ * What step `index` of a `steps:` item holds of the item's reservation. An item carried across
+ * continue-as-new from `from` settled the steps before it in an earlier execution (they hold nothing
+ * now), and its step `from.index` holds what it held then (a step may have reserved more than planned).
+ */
+export function stepReserve(reserves: readonly number[], index: number, from?: StepPosition): number {
+  if (from && index < from.index) return 0;
+  if (from && index === from.index) return from.reservedUsd;
+  return reserves[index] ?? 0;
+}
+
+/**
+ * Where a `steps:` item stands when it stops at the start of step `index` for continue-as-new. An item
+ * carried in from `from` that has not gone past that step yet only re-read the records before it: it
+ * stands where it stood (inside that step's research task, if it was).
+ */
+export function parkedPosition(index: number, reservedUsd: number, from?: StepPosition): StepPosition {
+  return from && index <= from.index ? from : { index, reservedUsd };
 }
