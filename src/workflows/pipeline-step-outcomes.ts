@@ -1,5 +1,7 @@
+import type { PipelineRunRef } from '../activities/pipeline-items';
+import type { PlanPipelineStepInput } from '../activities/pipeline-steps';
 import type { SequenceStepSpec } from '../pipelines/step-kind';
-import type { PipelineStepRecord, StepPosition } from '../domain/pipeline-types';
+import type { PipelineStepRecord, PlannedItem, StepPosition } from '../domain/pipeline-types';
 import type { ItemOutcome } from './pipeline-run-model';
 
 // How the steps of a `steps:` item add up to the item's outcome: plain data in, plain data out, so the
@@ -77,4 +79,28 @@ export function stepReserve(reserves: readonly number[], index: number, from?: S
  */
 export function parkedPosition(index: number, reservedUsd: number, from?: StepPosition): StepPosition {
   return from && index <= from.index ? from : { index, reservedUsd };
+}
+
+/**
+ * `planPipelineStep`'s input for step `index` of an item: the step alone with the run's template context,
+ * never the whole definition (the input sits in history once per step and item).
+ */
+export function stepPlanInput(
+  run: Pick<PipelineRunRef, 'prefix' | 'runKey' | 'runDate' | 'params' | 'definition'>,
+  item: PlannedItem,
+  index: number,
+  step: SequenceStepSpec,
+  earlier: PipelineStepRecord[],
+): PlanPipelineStepInput {
+  return {
+    prefix: run.prefix,
+    runKey: run.runKey,
+    runDate: run.runDate,
+    params: run.params,
+    pipeline: run.definition.name,
+    spec: step,
+    item: { key: item.key, index: item.index, where: item.where, value: item.stepwise?.value },
+    step: index,
+    earlier,
+  };
 }

@@ -13,7 +13,7 @@ import { adoptedOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutc
 import type { PipelineRun } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
 import { followStep, parkStep, runCarriableStep, stopped, type StepCarrying } from './pipeline-step-carry';
-import { parkedPosition, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
+import { parkedPosition, stepPlanInput, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
 import type { ResearchTaskInput } from './types';
 
 /** How often a step's research task that an earlier execution started is looked at until it ends. */
@@ -53,12 +53,7 @@ export async function runItemSteps(
     }
     let plan: StepPlan;
     try {
-      plan = await shortCalls.planPipelineStep({
-        ...run.ref,
-        item: { key: item.key, index: item.index, where: item.where, value: item.stepwise?.value },
-        step: index,
-        earlier: records,
-      });
+      plan = await shortCalls.planPipelineStep(stepPlanInput(run.ref, item, index, step, records));
     } catch (error) {
       run.model.settleStep(item.key, reserved, 0);
       if (isCancellation(error)) return stepsOutcome(records, { status: 'cancelled', costUsd: 0 });
