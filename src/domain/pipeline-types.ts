@@ -236,6 +236,8 @@ export interface PipelineRunCarried {
    * policy): the next execution adopts them, holding their reservations until they report how they ended.
    */
   inFlight?: Array<{ item: PlannedItem; attempts: number; reservedUsd: number; waiting?: 'checkpoint' | 'operator'; step?: StepPosition }>;
+  /** The waits the run's notifications told of already (see `WaitMemory`): the next execution does not tell them again. */
+  notified?: { budget: boolean; person: string[] };
 }
 
 /**

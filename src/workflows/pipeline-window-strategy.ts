@@ -156,7 +156,10 @@ export class WindowStrategy implements RunStrategy {
         const nextInput = (): PipelineRunInput => ({
           ...run.input,
           runKey,
-          carried: model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
+          carried: {
+            ...model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
+            ...run.notifier.toCarried(),
+          },
         });
         if (!patched(RECHECK_DRAINED)) return await continueAsNewAfterHandlers<PipelineRunWorkflow>(nextInput);
         await handlersFinished();

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
 import { pipelineStepWorkflowId } from '../../../src/domain/ids';
 import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
+import { notifySecret, startReceiver } from '../../support/notify-receiver';
 import { describeScenarios } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
@@ -14,11 +15,18 @@ const calls = (byStatus: Record<string, number> | undefined): number => Object.v
 // person held every new start of the run for as long as nobody answered.
 describeScenarios('money safety: continue-as-new with a steps item inside its DeepResearch step', researchSetup, (getEnv) => {
   let world: ResearchWorld | undefined;
-  afterEach(async () => world?.close());
+  let closeReceiver: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await world?.close();
+    await closeReceiver?.();
+  });
 
   it('carries the item into the next execution, which follows its step task and goes on with the next step: each step paid once', async () => {
     const env = getEnv();
-    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const secret = notifySecret();
+    const receiver = await startReceiver(secret);
+    closeReceiver = receiver.close;
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 }, deps: { notifySecret: secret } });
     const items = 4;
     const input = await pipelineInput(
       `
@@ -45,6 +53,7 @@ steps:
 concurrency: 2
 start_rate_per_second: 50
 budget_usd: 5
+notify: ["${receiver.url}/hook"]
 `,
       world,
       { runKey: 'carry', continueAsNewAfterEvents: 40 },
@@ -106,5 +115,17 @@ budget_usd: 5
       );
     }
     expect(lines.reduce((sum, line) => sum + line.cost_usd, 0)).toBeCloseTo(books.chargedUsd, 6);
+
+    // Each item waited once for a person, and each wait was told once: every waiting_for_person event
+    // tells of an item no earlier one did (the held item's wait is not told again by a later execution).
+    const told = new Set<string>();
+    const events = receiver.deliveries.filter((delivery) => delivery.event?.type === 'run.waiting_for_person').map((delivery) => delivery.event!);
+    for (const event of events) {
+      const waiting = (event.data.waiting as { checkpoint: string[] }).checkpoint;
+      expect(waiting.filter((key) => !told.has(key))).not.toEqual([]);
+      for (const key of waiting) told.add(key);
+    }
+    expect([...told].sort()).toEqual(lines.map((line) => line.key).sort());
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
   });
 });
