@@ -277,6 +277,8 @@ export interface PipelineRunState {
   outputs?: PipelineOutputs;
   /** Signal payloads the run refused, kept visible (the last few). */
   rejectedMessages: string[];
+  /** A `steps:` run: its steps in order (`rp status --item` finds each step's research task from them). */
+  steps?: Array<{ id: string; kind: StepKind }>;
 }
 
 /** Files the fan-in wrote. */
