@@ -243,11 +243,14 @@ export interface PipelineRunCarried {
 /**
  * Where a `steps:` item stood when the run continued as new: at the start of step `index` (the steps
  * before it are recorded and their money settled), or, with `workflowId`, inside that step's research
- * task. The next execution goes on from there, holding `reservedUsd` for that step.
+ * task. The next execution goes on from there, holding `reservedUsd` for that step, with the records of
+ * the steps before it (carried, so it reads nothing again before going on).
  */
 export interface StepPosition {
   index: number;
   reservedUsd: number;
+  /** The records of steps `0..index-1`, as they ended. */
+  records: PipelineStepRecord[];
   /** The step's research task workflow, still running: the next execution follows it, never starts another. */
   workflowId?: string;
 }

@@ -64,21 +64,13 @@ export function stepsOutcome(
 /**
  * What step `index` of a `steps:` item holds of the item's reservation. An item carried across
  * continue-as-new from `from` settled the steps before it in an earlier execution (they hold nothing
- * now), and its step `from.index` holds what it held then (a step may have reserved more than planned).
+ * now, and are not run again: their records came with it), and its step `from.index` holds what it held
+ * then (a step may have reserved more than planned).
  */
-export function stepReserve(reserves: readonly number[], index: number, from?: StepPosition): number {
+export function stepReserve(reserves: readonly number[], index: number, from?: Pick<StepPosition, 'index' | 'reservedUsd'>): number {
   if (from && index < from.index) return 0;
   if (from && index === from.index) return from.reservedUsd;
   return reserves[index] ?? 0;
-}
-
-/**
- * Where a `steps:` item stands when it stops at the start of step `index` for continue-as-new. An item
- * carried in from `from` that has not gone past that step yet only re-read the records before it: it
- * stands where it stood (inside that step's research task, if it was).
- */
-export function parkedPosition(index: number, reservedUsd: number, from?: StepPosition): StepPosition {
-  return from && index <= from.index ? from : { index, reservedUsd };
 }
 
 /**

@@ -13,7 +13,7 @@ import { adoptedOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutc
 import type { PipelineRun } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
 import { followStep, parkStep, runCarriableStep, stopped, type StepCarrying } from './pipeline-step-carry';
-import { parkedPosition, stepPlanInput, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
+import { stepPlanInput, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
 import type { ResearchTaskInput } from './types';
 
 /** How often a step's research task that an earlier execution started is looked at until it ends. */
@@ -38,18 +38,26 @@ export async function runItemSteps(
   const steps = sequenceSteps(run.definition);
   const reserves = item.stepwise?.reserves ?? [];
   const from = carrying?.from;
-  const records: PipelineStepRecord[] = [];
+  // A carried item goes on at its step, with the records of the steps before it.
+  const records: PipelineStepRecord[] = [...(from?.records ?? [])];
   for (const [index, step] of steps.entries()) {
+    if (from && index < from.index) continue;
     const reserved = stepReserve(reserves, index, from);
-    // The run drains for continue-as-new: the item stops here, with its earlier steps recorded, and the next execution goes on.
-    if (carrying && run.model.draining) return await parkStep(run, item, records, parkedPosition(index, reserved, from));
-    if (carrying && from?.workflowId !== undefined && from.index === index) {
-      // This step's research task ran when the previous execution carried the item: followed, never started again.
-      const outcome = await followStep(run, item, carrying, { index, reservedUsd: reserved, workflowId: from.workflowId }, onChild);
-      if (run.model.continuedAsNew) return await stopped();
-      const ended = await endStep(run, item, step, reserved, outcome, records);
-      if (ended) return ended;
-      continue;
+    const position = (reservedUsd: number): StepPosition => ({ index, reservedUsd, records: [...records] });
+    if (carrying && from?.index === index) {
+      if (from.workflowId !== undefined) {
+        // This step's research task ran when the previous execution carried the item: followed, never started again.
+        const outcome = await followStep(run, item, carrying, { ...position(reserved), workflowId: from.workflowId }, onChild);
+        if (run.model.continuedAsNew) return await stopped();
+        const ended = await endStep(run, item, step, reserved, outcome, records);
+        if (ended) return ended;
+        continue;
+      }
+      // Carried between steps: this step runs now, even if the run drains again, so every execution moves the item on.
+      run.model.stepPosition(item.key, undefined);
+    } else if (carrying && run.model.draining) {
+      // The run drains for continue-as-new: the item stops here, with its earlier steps recorded, and the next execution goes on.
+      return await parkStep(run, item, records, position(reserved));
     }
     let plan: StepPlan;
     try {
@@ -89,8 +97,17 @@ export async function runItemSteps(
     const stepReserved = Math.max(reserved, plan.reserveUsd);
     // From here the step spends: the run waits for it (or carries its research task) before continuing as new.
     if (carrying) run.model.stepPosition(item.key, undefined);
-    const position = { index, reservedUsd: stepReserved };
-    const outcome = await runStep(run, item, step, plan.request, stepReserved, attempts, onChild, plan.existingTask, carrying && { carrying, position });
+    const outcome = await runStep(
+      run,
+      item,
+      step,
+      plan.request,
+      stepReserved,
+      attempts,
+      onChild,
+      plan.existingTask,
+      carrying && { carrying, position: position(stepReserved) },
+    );
     if (carrying && run.model.continuedAsNew) return await stopped();
     const ended = await endStep(run, item, step, stepReserved, outcome, records);
     if (ended) return ended;

@@ -1,5 +1,5 @@
 import { initialCarried, PipelineRunModel } from '../../src/workflows/pipeline-run-model';
-import { parkedPosition, stepRecordOf, stepReserve, stepsOutcome } from '../../src/workflows/pipeline-step-outcomes';
+import { stepRecordOf, stepReserve, stepsOutcome } from '../../src/workflows/pipeline-step-outcomes';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
 
 const profile = stepRecordOf({ id: 'profile', kind: 'answer' }, { status: 'completed', costUsd: 0.12 }, 1);
@@ -67,16 +67,8 @@ describe('the run model with steps', () => {
     const reserves = [0.3, 0.6, 0.1];
     expect(reserves.map((_, index) => stepReserve(reserves, index))).toEqual([0.3, 0.6, 0.1]);
     // It stood inside step 2's task, which had reserved more than planned.
-    const from = { index: 1, reservedUsd: 0.8, workflowId: 'w/brief' };
+    const from = { index: 1, reservedUsd: 0.8, workflowId: 'w/brief', records: [profile] };
     expect(reserves.map((_, index) => stepReserve(reserves, index, from))).toEqual([0, 0.8, 0.1]);
-  });
-
-  it('a carried item that stops again before going past its step stands where it stood, its task kept', () => {
-    const from = { index: 1, reservedUsd: 0.8, workflowId: 'w/brief' };
-    expect(parkedPosition(0, 0, from)).toBe(from);
-    expect(parkedPosition(1, 0.8, from)).toBe(from);
-    expect(parkedPosition(2, 0.1, from)).toEqual({ index: 2, reservedUsd: 0.1 });
-    expect(parkedPosition(1, 0.6)).toEqual({ index: 1, reservedUsd: 0.6 });
   });
 
   it('a draining run waits for a steps item that moves, and carries it where it stands, holding what it still reserves', () => {
@@ -87,14 +79,16 @@ describe('the run model with steps', () => {
     // Planning or in a paid call: not carried.
     expect(model.drained).toBe(false);
     model.settleStep('acme', 0.3, 0.25);
-    model.stepPosition('acme', { index: 1, reservedUsd: 0.6, workflowId: 'w/brief' });
+    const at = { index: 1, reservedUsd: 0.6, workflowId: 'w/brief', records: [profile] };
+    model.stepPosition('acme', at);
     expect(model.drained).toBe(true);
     const carried = model.toCarried({ runKey: 'r', runDate: 'd', startedAt: 0, executions: 2 });
-    expect(carried.inFlight).toEqual([{ item, attempts: 1, reservedUsd: 0.7, step: { index: 1, reservedUsd: 0.6, workflowId: 'w/brief' } }]);
+    // Where it stands, with the records of the steps before it: the next execution reads nothing again before going on.
+    expect(carried.inFlight).toEqual([{ item, attempts: 1, reservedUsd: 0.7, step: at }]);
     expect(carried.ledger).toEqual({ budgetUsd: 5, spentUsd: 0.25 });
 
     const next = new PipelineRunModel(limits, carried, 10);
-    expect(next.carriedFlights()).toEqual([{ item, attempts: 1, step: { index: 1, reservedUsd: 0.6, workflowId: 'w/brief' } }]);
+    expect(next.carriedFlights()).toEqual([{ item, attempts: 1, step: at }]);
     expect(next.ledger.reservedUsd).toBeCloseTo(0.7, 6);
     // The item moves on past its step (the task ended): the run waits for it again.
     next.stepPosition('acme', undefined);

@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from '../../../src/workflows/definitions';
 import { pipelineStepWorkflowId } from '../../../src/domain/ids';
-import type { PipelineRunResult } from '../../../src/domain/pipeline-types';
+import type { PipelineItemRecord, PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { notifySecret, startReceiver } from '../../support/notify-receiver';
 import { describeScenarios } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
+import { cancelledRun } from '../../support/cancelled';
 
 /** Requests a route answered, whatever the status (a Search capped by max_price answers 206). */
 const calls = (byStatus: Record<string, number> | undefined): number => Object.values(byStatus ?? {}).reduce((sum, count) => sum + count, 0);
@@ -74,7 +75,7 @@ notify: ["${receiver.url}/hook"]
         }
         return state.counts.completed === items - 1;
       },
-      { timeoutMs: 600_000, description: `the ${items - 1} answered items to complete while ${held} waits in its brief step` },
+      { timeoutMs: 3_600_000, description: `the ${items - 1} answered items to complete while ${held} waits in its brief step` },
     );
     const waiting = await handle.query(pipelineRunStateQuery);
     // The run went past its history threshold with the held item inside its brief: carried, not waited for.
@@ -127,5 +128,58 @@ notify: ["${receiver.url}/hook"]
     }
     expect([...told].sort()).toEqual(lines.map((line) => line.key).sort());
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+  });
+
+  it('cancels a carried item in its DeepResearch step when the run is cancelled: the task is cancelled, the steps before it kept, nothing paid twice', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(
+      `
+name: stepped
+input:
+  items:
+${companies(3)}
+  key: "{{ item.domain | slug }}"
+steps:
+  - id: profile
+    answer:
+      query: Where is {{ item.name }} ({{ item.domain }}) headquartered?
+  - id: brief
+    deepresearch:
+      query: "Profile {{ item.name }}"
+      mode: fast
+      hitl: { plan_review: true }
+concurrency: 1
+start_rate_per_second: 50
+budget_usd: 5
+`,
+      world,
+      { runKey: 'cancelled', continueAsNewAfterEvents: 20 },
+    );
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/stepped/cancelled', args: [input] });
+    const held = 'company-1-example';
+    await env.waitUntil(
+      async () => {
+        const state = await handle.query(pipelineRunStateQuery);
+        return state.executions > 1 && state.waiting.checkpoint.includes(held);
+      },
+      { timeoutMs: 3_600_000, description: 'the first item carried into a later execution, waiting in its brief step' },
+    );
+    await handle.cancel();
+    const result = await cancelledRun(handle);
+    expect(result.phase).toBe('cancelled');
+    expect(result.counts).toMatchObject({ cancelled: 1, completed: 0, failed: 0 });
+    const brief = env.client.workflow.getHandle(pipelineStepWorkflowId('stepped', 'cancelled', held, 'brief', undefined));
+    expect((await brief.describe()).status.name).not.toBe('RUNNING');
+    const books = world.emulator.stats.snapshot();
+    expect(books.requests.answer).toEqual({ 200: 1 });
+    expect(books.tasksCreated).toBe(1);
+    expect(result.ledger.spentUsd).toBeCloseTo(books.chargedUsd, 6);
+    const record = JSON.parse(Buffer.from(await world.store.get(`pipelines/stepped/cancelled/items/${held}.json`)).toString('utf8')) as PipelineItemRecord;
+    expect(record.steps?.map((step) => [step.id, step.status])).toEqual([
+      ['profile', 'completed'],
+      ['brief', 'cancelled'],
+    ]);
+    expect(record.costUsd).toBeCloseTo(books.chargedUsd, 6);
   });
 });
