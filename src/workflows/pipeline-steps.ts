@@ -81,6 +81,8 @@ export async function runItemSteps(
       run.model.settleStep(item.key, reserved, 0);
       return stepsOutcome(records, { status: 'failed', costUsd: 0, error: plan.error, failureType: FailureType.InvalidInput }, { ...step, at: Date.now() });
     }
+    // The run began draining while the step was planned: it stops before paying (the next execution plans it again, for nothing).
+    if (carrying && from?.index !== index && run.model.draining) return await parkStep(run, item, records, position(reserved));
     const extra = plan.reserveUsd - reserved;
     if (extra > 0 && !run.model.reserveMore(item.key, extra)) {
       run.model.settleStep(item.key, reserved, 0);
