@@ -57,6 +57,8 @@ describe("recorded histories replay on today's workflow code", () => {
         'pipeline-carries-item',
         'pipeline-adopts-item',
         'pipeline-search-budget',
+        'pipeline-carries-steps-item',
+        'pipeline-adopts-steps-item',
       ]),
     );
   });

@@ -4,7 +4,7 @@ import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdat
 import { pipelineStepWorkflowId } from '../../../src/domain/ids';
 import type { PipelineItemRecord, PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { notifySecret, startReceiver } from '../../support/notify-receiver';
-import { describeScenarios } from '../../support/scenario-env';
+import { describeScenarios, recordHistory } from '../../support/scenario-env';
 import { companies, pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 import { cancelledRun } from '../../support/cancelled';
@@ -87,6 +87,8 @@ notify: ["${receiver.url}/hook"]
     const interaction = (await briefOf(held).query(researchTaskStateQuery)).interaction!;
     await briefOf(held).executeUpdate(respondToCheckpointUpdate, { interactionId: interaction.interaction_id, response: { approved: true } });
     const result = await handle.result();
+    await recordHistory(handle, 'pipeline-carries-steps-item', 'first');
+    await recordHistory(handle, 'pipeline-adopts-steps-item');
     expect(result.counts).toMatchObject({ read: items, completed: items, failed: 0, cancelled: 0 });
 
     // From the service's books: one Answer, one task and one Search per item, and the ledger shows what it charged.
