@@ -1,14 +1,15 @@
 import { estimateItem } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
-import { renderStepRequest } from '../pipelines/render-item';
-import { sequenceStepSpec } from '../pipelines/step-kind';
+import { renderSequenceStep } from '../pipelines/render-item';
+import { sequenceStepSpec, type SequenceStepSpec } from '../pipelines/step-kind';
+import type { PipelineDefinition, RunContext } from '../pipelines/types';
 import { stepDecision, stepsScope, type StepResultView } from '../pipelines/step-plan';
 import { pipelineStepCallKey } from '../domain/ids';
-import type { PipelineItemRecord, PipelineStepRecord, StepPlan } from '../domain/pipeline-types';
+import type { PipelineItemRecord, PipelineStepRecord, RunParams, StepPlan } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { readJson } from './pipeline-item-views';
-import { itemRecordKey, itemResultKey, runContext, type PipelineRunRef } from './pipeline-items';
+import { itemRecordKey, itemResultKey } from './pipeline-items';
 import { MAX_PLANNED_ITEM_BYTES, previewOf } from './pipeline-pages';
 import type { ArtifactStore } from './store';
 
@@ -18,11 +19,36 @@ export const stepRecordKey = (prefix: string, itemKey: string, stepId: string): 
 /** Largest stored output read back for later steps' templates and conditions. */
 const MAX_READ_BYTES = 2 * 1024 * 1024;
 
-/** `planPipelineStep` input: the item, which step, and how the steps before it ended (in this attempt). */
-export interface PlanPipelineStepInput extends PipelineRunRef {
+/**
+ * `planPipelineStep` input: the run, the item, which step (given alone: the input sits in history once
+ * per step and item, so it carries the step, not the whole definition), and how the steps before it
+ * ended (in this attempt).
+ */
+export interface PlanPipelineStepInput {
+  /** The run's store folder. */
+  prefix: string;
+  runKey: string;
+  runDate: string;
+  params: RunParams;
+  /** The pipeline's name (templates read it as `pipeline.name`). */
+  pipeline?: string;
+  /** Step `step` of the definition's `steps:`. */
+  spec?: SequenceStepSpec;
+  /** The whole definition, which workers sent before `pipeline` and `spec`: still read, so the activities they scheduled run. */
+  definition?: PipelineDefinition;
   item: { key: string; index: number; where: string; value: unknown };
   step: number;
   earlier: PipelineStepRecord[];
+}
+
+/** The step to plan and the run's template context, from either form of the input. */
+function stepOfInput(input: PlanPipelineStepInput): { step: SequenceStepSpec; context: RunContext } {
+  const entry = input.spec ? undefined : input.definition?.steps?.[input.step];
+  const step = input.spec ?? (entry ? sequenceStepSpec(entry) : undefined);
+  if (!step) throw invalidInput(`the definition has no step ${input.step + 1}`);
+  const pipeline = input.pipeline ?? input.definition?.name;
+  if (pipeline === undefined) throw invalidInput('pipeline: the name of the pipeline must come with the step');
+  return { step, context: { params: input.params, pipeline: { name: pipeline }, run: { key: input.runKey, date: input.runDate } } };
 }
 
 /** `recordPipelineStep` input. */
@@ -69,9 +95,7 @@ async function viewOfStep(store: ArtifactStore, record: PipelineStepRecord): Pro
 export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>, input: PlanPipelineStepInput): Promise<StepPlan> {
   const { store } = deps;
   const prefix = checkedKeyPrefix(input.prefix);
-  const spec = input.definition.steps?.[input.step];
-  if (!spec) throw invalidInput(`the definition has no step ${input.step + 1}`);
-  const step = sequenceStepSpec(spec);
+  const { step, context } = stepOfInput(input);
   const recordKey = stepRecordKey(prefix, input.item.key, step.id);
   const existing = await readRecord(store, recordKey);
   if (existing?.status === 'completed' || existing?.status === 'skipped') return { kind: 'reuse', record: existing };
@@ -87,7 +111,6 @@ export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>
   }
   const views = new Map<string, StepResultView>();
   for (const record of input.earlier) views.set(record.id, await viewOfStep(store, record));
-  const context = runContext(input);
   const steps = stepsScope(views);
   const decision = stepDecision(step, { item: input.item.value, params: context.params, steps });
   if (!decision.run) {
@@ -103,7 +126,7 @@ export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>
     return { kind: 'skip', record };
   }
   try {
-    const request = renderStepRequest(input.definition, input.step, input.item, context, steps);
+    const request = renderSequenceStep(step, input.item, context, steps);
     const size = Buffer.byteLength(JSON.stringify(request));
     if (size > MAX_PLANNED_ITEM_BYTES)
       return {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { budgetRaise, checkMessage, checkpointAnswer, pipelineControlNote } from '../domain/messages';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
 import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
+import { itemSteps } from '../runs/item-steps';
 import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal,
@@ -27,6 +28,7 @@ import {
   type CommandIo,
   type TemporalOpener,
 } from './common';
+import { itemStepsText } from './item-steps';
 import { runPipeline } from './pipelines';
 import type { CheckpointAnswer, ResearchTaskState } from '../workflows/types';
 import { closedCheckpointRemedy } from '../workflows/operator-remedy';
@@ -232,10 +234,25 @@ export function itemStatusText(ref: string, item: string, state: ResearchTaskSta
   return `${lines.join('\n')}\n`;
 }
 
-/** `rp status <run> [--item key] [--json]`: a run's progress (with items waiting at checkpoints), or one item's task state. */
+/**
+ * `rp status <run> [--item key] [--json]`: a run's progress (with items waiting at checkpoints), or one
+ * item's task state (for a `steps:` item, each step with its research task).
+ */
 export async function statusCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
   return withTemporal(open, async (client) => {
     if (options.item) {
+      const run = parseRunRef(ref);
+      const steps = await client.workflow
+        .getHandle(pipelineRunWorkflowId(run.pipeline, run.runKey))
+        .query(pipelineRunStateQuery)
+        .then((state) => state.steps)
+        // The run cannot be asked (gone from the server): the item's own task may still be.
+        .catch(() => undefined);
+      if (steps) {
+        const views = await itemSteps(client, run.pipeline, run.runKey, options.item, steps);
+        io.stdout(options.json ? json({ item: options.item, steps: views }) : itemStepsText(options.item, views));
+        return 0;
+      }
       const state = await client.workflow.getHandle(await itemId(client, ref, options.item)).query(researchTaskStateQuery);
       io.stdout(options.json ? json(state) : itemStatusText(ref, options.item, state));
       return 0;

@@ -72,12 +72,14 @@ export interface WaitMemory {
 /**
  * Which wait events a change of the run's state calls for: entering a budget wait (the budget or the
  * account's credits), and items newly waiting for a person (told once per item until it stops waiting).
+ * A run draining for continue-as-new still waits as it did: a budget wait told before the drain is not
+ * told again after it (the memory crosses continue-as-new).
  */
 export function waitEvents(
   before: WaitMemory,
   now: { phase: string; waiting: { checkpoint: readonly string[]; operator: readonly string[] } },
 ): { events: Array<'run.waiting_for_budget' | 'run.waiting_for_person'>; memory: WaitMemory } {
-  const budget = now.phase === 'waiting_for_budget' || now.phase === 'credits_exhausted';
+  const budget = now.phase === 'waiting_for_budget' || now.phase === 'credits_exhausted' || (now.phase === 'draining' && before.budget);
   const person = [...new Set([...now.waiting.checkpoint, ...now.waiting.operator])].sort();
   const events: Array<'run.waiting_for_budget' | 'run.waiting_for_person'> = [];
   if (budget && !before.budget) events.push('run.waiting_for_budget');

@@ -235,7 +235,24 @@ export interface PipelineRunCarried {
    * Research task workflows still running when the run continued as new (started with the abandon close
    * policy): the next execution adopts them, holding their reservations until they report how they ended.
    */
-  inFlight?: Array<{ item: PlannedItem; attempts: number; reservedUsd: number; waiting?: 'checkpoint' | 'operator' }>;
+  inFlight?: Array<{ item: PlannedItem; attempts: number; reservedUsd: number; waiting?: 'checkpoint' | 'operator'; step?: StepPosition }>;
+  /** The waits the run's notifications told of already (see `WaitMemory`): the next execution does not tell them again. */
+  notified?: { budget: boolean; person: string[] };
+}
+
+/**
+ * Where a `steps:` item stood when the run continued as new: at the start of step `index` (the steps
+ * before it are recorded and their money settled), or, with `workflowId`, inside that step's research
+ * task. The next execution goes on from there, holding `reservedUsd` for that step, with the records of
+ * the steps before it (carried, so it reads nothing again before going on).
+ */
+export interface StepPosition {
+  index: number;
+  reservedUsd: number;
+  /** The records of steps `0..index-1`, as they ended. */
+  records: PipelineStepRecord[];
+  /** The step's research task workflow, still running: the next execution follows it, never starts another. */
+  workflowId?: string;
 }
 
 /** What `pipelineRunStateQuery` returns. */
@@ -263,6 +280,8 @@ export interface PipelineRunState {
   outputs?: PipelineOutputs;
   /** Signal payloads the run refused, kept visible (the last few). */
   rejectedMessages: string[];
+  /** A `steps:` run: its steps in order (`rp status --item` finds each step's research task from them). */
+  steps?: Array<{ id: string; kind: StepKind }>;
 }
 
 /** Files the fan-in wrote. */

@@ -18,7 +18,7 @@ import { renderDeep, TemplateError, type RenderOptions } from '../shared/templat
 import type { PipelineDefinition } from './definition-schema';
 import { definitionErrorMap } from './issue-messages';
 import { ItemError } from './item-keys';
-import { sequenceStepSpec, stepSpec, synthesisSpec, type StepSpec } from './step-kind';
+import { sequenceStepSpec, stepSpec, synthesisSpec, type SequenceStepSpec, type StepSpec } from './step-kind';
 import type { KeyedItem, RunContext } from './types';
 
 /** One item's request, rendered and checked by its route's schema: what the run sends for it. */
@@ -84,7 +84,11 @@ export function renderStepRequest(
   context: RunContext,
   steps: Record<string, unknown>,
 ): ItemRequest {
-  const step = sequenceStepSpec((definition.steps ?? [])[index]!);
+  return renderSequenceStep(sequenceStepSpec((definition.steps ?? [])[index]!), item, context, steps);
+}
+
+/** Renders one step of `steps:` (given alone, without the rest of the definition) like `renderStepRequest`. */
+export function renderSequenceStep(step: SequenceStepSpec, item: KeyedItem, context: RunContext, steps: Record<string, unknown>): ItemRequest {
   return renderStep(step, { ...templateContext(context, item), steps }, `steps.${step.id}.${step.kind}`, item);
 }
 

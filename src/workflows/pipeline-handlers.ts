@@ -1,4 +1,5 @@
 import { setHandler } from '@temporalio/workflow';
+import { sequenceSteps } from '../pipelines/step-kind';
 import { described } from './definitions';
 import { budgetRaiseProblem } from './message-checks';
 import {
@@ -19,7 +20,12 @@ import type { PipelineRun, RunStrategy } from './pipeline-run-context';
  */
 export function handlePipelineMessages(run: PipelineRun, strategy: RunStrategy): void {
   const { model } = run;
-  setHandler(pipelineRunStateQuery, () => model.toState(run.runKey, run.carried.executions, Date.now()), described(pipelineRunStateQuery));
+  const steps = sequenceSteps(run.definition).map(({ id, kind }) => ({ id, kind }));
+  setHandler(
+    pipelineRunStateQuery,
+    () => ({ ...model.toState(run.runKey, run.carried.executions, Date.now()), ...(steps.length > 0 ? { steps } : {}) }),
+    described(pipelineRunStateQuery),
+  );
   setHandler(
     pausePipelineSignal,
     (payload) => {

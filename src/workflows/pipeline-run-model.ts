@@ -16,6 +16,7 @@ import type {
   PipelineStepRecord,
   PlannedItem,
   PlannedPage,
+  StepPosition,
 } from '../domain/pipeline-types';
 import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
@@ -52,6 +53,8 @@ interface InFlight {
    * adopted already): continue-as-new carries it instead of waiting for it to end.
    */
   carriable?: boolean;
+  /** A `steps:` item that stands where it can be carried (`stepPosition`): where the next execution goes on. */
+  stepAt?: StepPosition;
 }
 
 /** The run's limits from its definition. */
@@ -78,6 +81,8 @@ export class PipelineRunModel {
   observedMaxUsd?: number;
   cancelled = false;
   draining = false;
+  /** The run has taken its state for continue-as-new: nothing it does afterwards counts (items stop where they are). */
+  continuedAsNew = false;
   fatal?: string;
   detail?: string;
   phase: PipelineRunPhase = 'running';
@@ -119,8 +124,8 @@ export class PipelineRunModel {
     this.observedMaxUsd = carried.observedMaxUsd;
     this.creditsExhausted = carried.creditsExhausted ?? false;
     // Items an earlier execution left running hold their reservations here until they end.
-    for (const { waiting, ...flight } of carried.inFlight ?? []) {
-      this.inFlight.set(flight.item.key, { ...flight, carriable: true });
+    for (const { waiting, step, ...flight } of carried.inFlight ?? []) {
+      this.inFlight.set(flight.item.key, { ...flight, carriable: true, ...(step ? { stepAt: step } : {}) });
       if (waiting) {
         this.waitingItems.set(flight.item.key, waiting);
         this.waitingSince.set(flight.item.key, now);
@@ -131,15 +136,31 @@ export class PipelineRunModel {
     if (this.inFlight.size > 0) this.#activeSince = now;
   }
 
-  /** Items carried in from the previous execution, still running: the run adopts and follows them. */
-  carriedFlights(): Array<{ item: PlannedItem; attempts: number }> {
-    return (this.carried.inFlight ?? []).filter((flight) => this.inFlight.has(flight.item.key)).map(({ item, attempts }) => ({ item, attempts }));
+  /** Items carried in from the previous execution, still running: the run adopts and follows them (a `steps:` item from its `step`). */
+  carriedFlights(): Array<{ item: PlannedItem; attempts: number; step?: StepPosition }> {
+    return (this.carried.inFlight ?? [])
+      .filter((flight) => this.inFlight.has(flight.item.key))
+      .map(({ item, attempts, step }) => ({ item, attempts, ...(step ? { step } : {}) }));
+  }
+
+  /**
+   * A `steps:` item stands where the next execution can take it over (`at`: between two steps, or inside
+   * a step's research task), or moves on (undefined: planning, a paid call, writing a record), when the
+   * run waits for it before continuing as new.
+   */
+  stepPosition(key: string, at: StepPosition | undefined): void {
+    const flight = this.inFlight.get(key);
+    if (!flight) return;
+    flight.carriable = at !== undefined;
+    if (at) flight.stepAt = at;
+    else delete flight.stepAt;
   }
 
   /**
    * A draining run may continue as new once nothing is in flight but items the next execution can adopt:
    * Answer, Search and Contents calls (bounded by their activity timeouts) finish first; research tasks,
-   * which may wait days for a person's answer, are carried rather than waited for.
+   * which may wait days for a person's answer, are carried rather than waited for, and so are `steps:`
+   * items standing between steps or inside a step's research task (see `stepPosition`).
    */
   get drained(): boolean {
     return [...this.inFlight.values()].every((flight) => flight.carriable === true);
@@ -540,9 +561,9 @@ export class PipelineRunModel {
       ...(this.creditsExhausted ? { creditsExhausted: true } : {}),
       ...(this.inFlight.size > 0
         ? {
-            inFlight: [...this.inFlight.values()].map(({ item, attempts, reservedUsd }) => {
+            inFlight: [...this.inFlight.values()].map(({ item, attempts, reservedUsd, stepAt }) => {
               const waiting = this.waitingItems.get(item.key);
-              return { item, attempts, reservedUsd, ...(waiting ? { waiting } : {}) };
+              return { item, attempts, reservedUsd, ...(waiting ? { waiting } : {}), ...(stepAt ? { step: stepAt } : {}) };
             }),
           }
         : {}),

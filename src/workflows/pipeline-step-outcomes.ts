@@ -1,5 +1,7 @@
+import type { PipelineRunRef } from '../activities/pipeline-items';
+import type { PlanPipelineStepInput } from '../activities/pipeline-steps';
 import type { SequenceStepSpec } from '../pipelines/step-kind';
-import type { PipelineStepRecord } from '../domain/pipeline-types';
+import type { PipelineStepRecord, PlannedItem, StepPosition } from '../domain/pipeline-types';
 import type { ItemOutcome } from './pipeline-run-model';
 
 // How the steps of a `steps:` item add up to the item's outcome: plain data in, plain data out, so the
@@ -56,5 +58,41 @@ export function stepsOutcome(
     ...(error !== undefined ? { error: stopped ? `step ${stopped.id}: ${error}` : error } : {}),
     ...(ended.failureType ? { failureType: ended.failureType } : {}),
     ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
+  };
+}
+
+/**
+ * What step `index` of a `steps:` item holds of the item's reservation. An item carried across
+ * continue-as-new from `from` settled the steps before it in an earlier execution (they hold nothing
+ * now, and are not run again: their records came with it), and its step `from.index` holds what it held
+ * then (a step may have reserved more than planned).
+ */
+export function stepReserve(reserves: readonly number[], index: number, from?: Pick<StepPosition, 'index' | 'reservedUsd'>): number {
+  if (from && index < from.index) return 0;
+  if (from && index === from.index) return from.reservedUsd;
+  return reserves[index] ?? 0;
+}
+
+/**
+ * `planPipelineStep`'s input for step `index` of an item: the step alone with the run's template context,
+ * never the whole definition (the input sits in history once per step and item).
+ */
+export function stepPlanInput(
+  run: Pick<PipelineRunRef, 'prefix' | 'runKey' | 'runDate' | 'params' | 'definition'>,
+  item: PlannedItem,
+  index: number,
+  step: SequenceStepSpec,
+  earlier: PipelineStepRecord[],
+): PlanPipelineStepInput {
+  return {
+    prefix: run.prefix,
+    runKey: run.runKey,
+    runDate: run.runDate,
+    params: run.params,
+    pipeline: run.definition.name,
+    spec: step,
+    item: { key: item.key, index: item.index, where: item.where, value: item.stepwise?.value },
+    step: index,
+    earlier,
   };
 }

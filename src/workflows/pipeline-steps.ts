@@ -4,7 +4,7 @@ import type { ItemRequest } from '../pipelines/render-item';
 import { sequenceSteps, type SequenceStepSpec } from '../pipelines/step-kind';
 import { pipelineStepCallKey, pipelineStepWorkflowId } from '../domain/ids';
 import { FailureType } from '../domain/failures';
-import type { PipelineStepRecord, PlannedItem, StepPlan } from '../domain/pipeline-types';
+import type { PipelineStepRecord, PlannedItem, StepPlan, StepPosition } from '../domain/pipeline-types';
 import type { ResearchTaskResult } from '../domain/research-types';
 import { itemCalls, shortCalls } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
@@ -12,7 +12,8 @@ import { itemSummary } from './pipeline-child-summaries';
 import { adoptedOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutcome, failedItemCallOutcome, itemCallOutcome } from './pipeline-item-outcomes';
 import type { PipelineRun } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
-import { stepRecordOf, stepsOutcome } from './pipeline-step-outcomes';
+import { followStep, parkStep, runCarriableStep, stopped, type StepCarrying } from './pipeline-step-carry';
+import { stepPlanInput, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
 import type { ResearchTaskInput } from './types';
 
 /** How often a step's research task that an earlier execution started is looked at until it ends. */
@@ -27,20 +28,40 @@ export const STEP_WORKFLOW_LOOK_MS = 60_000;
  * record is written before the next starts, so a retry or `--resume` never pays for it again.
  * `onChild` names the research task a step runs in (the run forwards an operator's resume to it).
  */
-export async function runItemSteps(run: PipelineRun, item: PlannedItem, attempts: number, onChild: (workflowId?: string) => void): Promise<ItemOutcome> {
+export async function runItemSteps(
+  run: PipelineRun,
+  item: PlannedItem,
+  attempts: number,
+  onChild: (workflowId?: string) => void,
+  carrying?: StepCarrying,
+): Promise<ItemOutcome> {
   const steps = sequenceSteps(run.definition);
   const reserves = item.stepwise?.reserves ?? [];
-  const records: PipelineStepRecord[] = [];
+  const from = carrying?.from;
+  // A carried item goes on at its step, with the records of the steps before it.
+  const records: PipelineStepRecord[] = [...(from?.records ?? [])];
   for (const [index, step] of steps.entries()) {
-    const reserved = reserves[index] ?? 0;
+    if (from && index < from.index) continue;
+    const reserved = stepReserve(reserves, index, from);
+    const position = (reservedUsd: number): StepPosition => ({ index, reservedUsd, records: [...records] });
+    if (carrying && from?.index === index) {
+      if (from.workflowId !== undefined) {
+        // This step's research task ran when the previous execution carried the item: followed, never started again.
+        const outcome = await followStep(run, item, carrying, { ...position(reserved), workflowId: from.workflowId }, onChild);
+        if (run.model.continuedAsNew) return await stopped();
+        const ended = await endStep(run, item, step, reserved, outcome, records);
+        if (ended) return ended;
+        continue;
+      }
+      // Carried between steps: this step runs now, even if the run drains again, so every execution moves the item on.
+      run.model.stepPosition(item.key, undefined);
+    } else if (carrying && run.model.draining) {
+      // The run drains for continue-as-new: the item stops here, with its earlier steps recorded, and the next execution goes on.
+      return await parkStep(run, item, records, position(reserved));
+    }
     let plan: StepPlan;
     try {
-      plan = await shortCalls.planPipelineStep({
-        ...run.ref,
-        item: { key: item.key, index: item.index, where: item.where, value: item.stepwise?.value },
-        step: index,
-        earlier: records,
-      });
+      plan = await shortCalls.planPipelineStep(stepPlanInput(run.ref, item, index, step, records));
     } catch (error) {
       run.model.settleStep(item.key, reserved, 0);
       if (isCancellation(error)) return stepsOutcome(records, { status: 'cancelled', costUsd: 0 });
@@ -60,6 +81,8 @@ export async function runItemSteps(run: PipelineRun, item: PlannedItem, attempts
       run.model.settleStep(item.key, reserved, 0);
       return stepsOutcome(records, { status: 'failed', costUsd: 0, error: plan.error, failureType: FailureType.InvalidInput }, { ...step, at: Date.now() });
     }
+    // The run began draining while the step was planned: it stops before paying (the next execution plans it again, for nothing).
+    if (carrying && from?.index !== index && run.model.draining) return await parkStep(run, item, records, position(reserved));
     const extra = plan.reserveUsd - reserved;
     if (extra > 0 && !run.model.reserveMore(item.key, extra)) {
       run.model.settleStep(item.key, reserved, 0);
@@ -74,25 +97,55 @@ export async function runItemSteps(run: PipelineRun, item: PlannedItem, attempts
       );
     }
     const stepReserved = Math.max(reserved, plan.reserveUsd);
-    const outcome = await runStep(run, item, step, plan.request, stepReserved, attempts, onChild, plan.existingTask);
-    if (outcome.status === 'credits_exhausted') {
-      run.model.settleStep(item.key, stepReserved, 0);
-      return outcome;
-    }
-    run.model.settleStep(item.key, stepReserved, outcome.costUsd);
-    const record = stepRecordOf(step, outcome, Date.now());
-    records.push(record);
-    if (outcome.status !== 'completed') return stepsOutcome(records, outcome);
-    try {
-      await shortCalls.recordPipelineStep({ prefix: run.prefix, itemKey: item.key, record });
-    } catch (error) {
-      // The step is paid and its result stored (a call step's result file, a task's workflow): a retry
-      // finds it there, so the item fails now rather than going on without its record.
-      const status = isCancellation(error) ? 'cancelled' : 'failed';
-      return stepsOutcome(records, { status, costUsd: 0, error: `step ${step.id} ended but its record could not be written: ${failureMessage(error)}` });
-    }
+    // From here the step spends: the run waits for it (or carries its research task) before continuing as new.
+    if (carrying) run.model.stepPosition(item.key, undefined);
+    const outcome = await runStep(
+      run,
+      item,
+      step,
+      plan.request,
+      stepReserved,
+      attempts,
+      onChild,
+      plan.existingTask,
+      carrying && { carrying, position: position(stepReserved) },
+    );
+    if (carrying && run.model.continuedAsNew) return await stopped();
+    const ended = await endStep(run, item, step, stepReserved, outcome, records);
+    if (ended) return ended;
   }
   return stepsOutcome(records, { status: 'completed', costUsd: 0 });
+}
+
+/**
+ * A step's request ended: its money is settled and its record kept (and written, when it completed,
+ * before the next step starts). Returns the item's outcome when the item stops here.
+ */
+async function endStep(
+  run: PipelineRun,
+  item: PlannedItem,
+  step: SequenceStepSpec,
+  stepReserved: number,
+  outcome: ItemOutcome,
+  records: PipelineStepRecord[],
+): Promise<ItemOutcome | undefined> {
+  if (outcome.status === 'credits_exhausted') {
+    run.model.settleStep(item.key, stepReserved, 0);
+    return outcome;
+  }
+  run.model.settleStep(item.key, stepReserved, outcome.costUsd);
+  const record = stepRecordOf(step, outcome, Date.now());
+  records.push(record);
+  if (outcome.status !== 'completed') return stepsOutcome(records, outcome);
+  try {
+    await shortCalls.recordPipelineStep({ prefix: run.prefix, itemKey: item.key, record });
+  } catch (error) {
+    // The step is paid and its result stored (a call step's result file, a task's workflow): a retry
+    // finds it there, so the item fails now rather than going on without its record.
+    const status = isCancellation(error) ? 'cancelled' : 'failed';
+    return stepsOutcome(records, { status, costUsd: 0, error: `step ${step.id} ended but its record could not be written: ${failureMessage(error)}` });
+  }
+  return undefined;
 }
 
 /** Runs one step's request to its outcome; never throws. */
@@ -105,9 +158,11 @@ async function runStep(
   attempts: number,
   onChild: (workflowId?: string) => void,
   existingTask?: string,
+  carry?: { carrying: StepCarrying; position: StepPosition },
 ): Promise<ItemOutcome> {
   if (request.kind === 'deepresearch' || request.kind === 'workflow') {
     const workflowId = pipelineStepWorkflowId(run.definition.name, run.runKey, item.key, step.id, item.generation);
+    if (carry) return await runCarriableStep(run, item, step, request, attempts, onChild, workflowId, carry, existingTask);
     onChild(workflowId);
     try {
       const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {

@@ -4,6 +4,7 @@ import {
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   condition,
+  continueAsNew,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
@@ -11,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { ItemRequest } from '../pipelines/render-item';
 import { itemCalls, shortCalls } from './activity-proxies';
-import { continueAsNewAfterHandlers, historyIsFull } from './continue-as-new';
+import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { resumeSignal } from './definitions';
 import { failureMessage, failureType } from './failure-info';
 import { itemDetails, itemSummary } from './pipeline-child-summaries';
@@ -28,14 +29,19 @@ import {
 } from './pipeline-item-outcomes';
 import type { PipelineRun, RunStrategy } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
-import type { PipelineRunInput, PipelineRunResult, PlannedItem } from '../domain/pipeline-types';
+import type { PipelineRunInput, PipelineRunResult, PlannedItem, StepPosition } from '../domain/pipeline-types';
 import { pageSizeFor, RECORD_FLUSH_SIZE } from './pipeline-window';
 import { runItemSteps } from './pipeline-steps';
+import type { StepCarrying } from './pipeline-step-carry';
 import type { ResearchTaskInput } from './types';
 import type { ResearchTaskResult } from '../domain/research-types';
 
 /** Children started under this patch may outlive their run's execution (abandon close policy) and be adopted by the next. */
 const CARRY_ITEMS = 'carry-items-across-continue-as-new';
+/** `steps:` items started under this patch are carried across continue-as-new too (between steps, or inside a step's research task). */
+const CARRY_STEPS = 'carry-steps-items-across-continue-as-new';
+/** The run looks again, after writing its records, that nothing moved before it continues as new. */
+const RECHECK_DRAINED = 'recheck-drained-before-continue-as-new';
 /** Item records are written beside the window (the run does not wait for each write before starting more items). */
 const BACKGROUND_RECORDS = 'background-record-writes';
 /** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
@@ -57,6 +63,8 @@ export class WindowStrategy implements RunStrategy {
   readonly #reports = new Map<string, ItemSettledReport>();
   /** The research task each `steps:` item runs a step in now, by item key (an operator's resume goes to it). */
   readonly #stepChildren = new Map<string, string>();
+  /** Steps' research tasks this execution follows without having started them (carried or found running), by item key. */
+  readonly #followedSteps = new Map<string, string>();
   readonly #pageSize: number;
 
   constructor(
@@ -71,6 +79,11 @@ export class WindowStrategy implements RunStrategy {
   }
 
   itemSettled(report: ItemSettledReport): void {
+    if (report.workflowId === this.#followedSteps.get(report.item)) {
+      this.#reports.set(report.item, report);
+      this.run.wake();
+      return;
+    }
     // A step's research task that ends Canceled reports its cost and outputs (and a task the service
     // would not cancel) before it ends: kept for the step that awaits it.
     if (report.status === 'cancelled' && report.workflowId === this.#stepChildren.get(report.item)) {
@@ -95,8 +108,10 @@ export class WindowStrategy implements RunStrategy {
     const { run } = this;
     const { model } = run;
     // Items the previous execution left running: adopted and followed to their end.
-    for (const { item } of model.carriedFlights()) {
-      void this.#followAdopted(item).then((outcome) => {
+    for (const { item, attempts, step } of model.carriedFlights()) {
+      // A `steps:` item goes on from where it stood (its recorded steps are reused, the step's task followed).
+      const followed = item.stepwise ? this.#runSteps(item, attempts, this.#carrying(item.key, step)) : this.#followAdopted(item);
+      void followed.then((outcome) => {
         model.settle(item.key, outcome, Date.now());
         run.wake();
       });
@@ -139,11 +154,23 @@ export class WindowStrategy implements RunStrategy {
         await run.rowsWritten();
         await run.notifier.settle();
         const { carried, runKey } = run;
-        return await continueAsNewAfterHandlers<PipelineRunWorkflow>(() => ({
+        const nextInput = (): PipelineRunInput => ({
           ...run.input,
           runKey,
-          carried: model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
-        }));
+          carried: {
+            ...model.toCarried({ runKey, runDate: carried.runDate, startedAt: carried.startedAt, executions: carried.executions + 1 }, Date.now()),
+            ...run.notifier.toCarried(),
+          },
+        });
+        if (!patched(RECHECK_DRAINED)) return await continueAsNewAfterHandlers<PipelineRunWorkflow>(nextInput);
+        await handlersFinished();
+        // An item moved while the records were written (a step's task ended and the item went on): the
+        // window goes on until everything stands still again. The check and the carried state are taken
+        // together, with nothing in between.
+        if (!model.drained || model.pending.length > 0) continue;
+        const next = nextInput();
+        model.continuedAsNew = true;
+        return await continueAsNew<PipelineRunWorkflow>(next);
       }
       if (model.inFlight.size === 0 && (model.inputExhausted || model.stopping)) return;
       if (run.changed) continue;
@@ -168,19 +195,39 @@ export class WindowStrategy implements RunStrategy {
     const request = item.request;
     const carriable = (request?.kind === 'deepresearch' || request?.kind === 'workflow') && patched(CARRY_ITEMS);
     const attempts = this.run.model.start(item, Date.now(), carriable);
-    void this.#runItem(item, attempts, carriable).then((outcome) => {
+    const outcome = item.stepwise
+      ? this.#runSteps(item, attempts, patched(CARRY_STEPS) ? this.#carrying(item.key) : undefined)
+      : this.#runItem(item, attempts, carriable);
+    void outcome.then((outcome) => {
       this.run.model.settle(item.key, outcome, Date.now());
       this.run.wake();
     });
   }
 
-  /** Runs one started item to its outcome; never throws. */
+  /** Runs a `steps:` item's steps to its outcome (carried across continue-as-new with `carrying`); never throws. */
+  #runSteps(item: PlannedItem, attempts: number, carrying?: StepCarrying): Promise<ItemOutcome> {
+    const children = this.#stepChildren;
+    return runItemSteps(this.run, item, attempts, (workflowId) => (workflowId ? children.set(item.key, workflowId) : children.delete(item.key)), carrying);
+  }
+
+  /** How a `steps:` item is carried: from where the previous execution left it, its steps' tasks followed through this run. */
+  #carrying(key: string, from?: StepPosition): StepCarrying {
+    return {
+      ...(from ? { from } : {}),
+      follow: async (workflowId) => {
+        this.#followedSteps.set(key, workflowId);
+        try {
+          return await this.#follow(key, workflowId);
+        } finally {
+          this.#followedSteps.delete(key);
+        }
+      },
+    };
+  }
+
+  /** Runs one started item (not a `steps:` one) to its outcome; never throws. */
   async #runItem(item: PlannedItem, attempts: number, carriable: boolean): Promise<ItemOutcome> {
     const { run } = this;
-    if (item.stepwise) {
-      const children = this.#stepChildren;
-      return await runItemSteps(run, item, attempts, (workflowId) => (workflowId ? children.set(item.key, workflowId) : children.delete(item.key)));
-    }
     const request = item.request as ItemRequest;
     if (request.kind === 'deepresearch' || request.kind === 'workflow') {
       const workflowId = run.itemWorkflowId(item);
@@ -225,8 +272,12 @@ export class WindowStrategy implements RunStrategy {
    * continue-as-new, or found running): asks it to report its outcome here, and looks at it now and then
    * in case the report cannot come (it had ended already). Cancelling the run cancels it; never throws.
    */
-  async #followAdopted(item: PlannedItem): Promise<ItemOutcome> {
-    const workflowId = this.run.itemWorkflowId(item);
+  #followAdopted(item: PlannedItem): Promise<ItemOutcome> {
+    return this.#follow(item.key, this.run.itemWorkflowId(item));
+  }
+
+  /** Follows the research task workflow `workflowId` that item `key` waits on and this execution did not start (see `#followAdopted`). */
+  async #follow(key: string, workflowId: string): Promise<ItemOutcome> {
     const reports = this.#reports;
     const follow = async (look: boolean): Promise<ItemOutcome> => {
       for (;;) {
@@ -235,7 +286,7 @@ export class WindowStrategy implements RunStrategy {
           if (looked.status !== 'running') return adoptedOutcome(workflowId, looked);
         }
         look = true;
-        if (await condition(() => reports.has(item.key), ADOPTED_ITEM_LOOK_MS)) return adoptedOutcome(workflowId, reports.get(item.key)!);
+        if (await condition(() => reports.has(key), ADOPTED_ITEM_LOOK_MS)) return adoptedOutcome(workflowId, reports.get(key)!);
       }
     };
     try {
@@ -263,7 +314,7 @@ export class WindowStrategy implements RunStrategy {
         }
       });
     } finally {
-      reports.delete(item.key);
+      reports.delete(key);
     }
   }
 }

@@ -28,12 +28,20 @@ export class RunNotifier {
   readonly #urls: string[];
   #enabled: boolean | undefined;
   #sequence = 0;
-  #memory: WaitMemory = { budget: false, person: [] };
+  #memory: WaitMemory;
   readonly #pending = new Set<Promise<void>>();
 
   constructor(run: NotifiedRun) {
     this.#run = run;
     this.#urls = notifyTargets(run.input.definition.notify, run.input.notify);
+    // What an earlier execution of the run told already is not told again.
+    this.#memory = run.input.carried?.notified ?? { budget: false, person: [] };
+  }
+
+  /** What continue-as-new carries of the notifier: the waits it told of (nothing for a run without receivers). */
+  toCarried(): { notified?: { budget: boolean; person: string[] } } {
+    const { budget, person } = this.#memory;
+    return this.#urls.length > 0 && (budget || person.length > 0) ? { notified: { budget, person: [...person] } } : {};
   }
 
   get #on(): boolean {

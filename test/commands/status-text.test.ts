@@ -1,3 +1,4 @@
+import { itemStepsText } from '../../src/commands/item-steps';
 import { itemStatusText, runStatusText } from '../../src/commands/runs';
 import type { PipelineRunState } from '../../src/domain/pipeline-types';
 import type { ResearchTaskState } from '../../src/workflows/types';
@@ -75,5 +76,22 @@ describe('rp status', () => {
     );
     expect(text).not.toContain('rp respond');
     expect(text).toContain('this workflow has ended and takes no answer');
+  });
+
+  it("shows a steps item's steps: calls as calls, each research task with its workflow, status and cost, and a step not reached", () => {
+    const text = itemStepsText('acme', [
+      { id: 'profile', kind: 'answer' },
+      { id: 'brief', kind: 'deepresearch', workflowId: 'pipeline-item/enrich/r1/acme/steps/brief', status: 'awaiting_input', costUsd: 0.1 },
+      { id: 'deep', kind: 'workflow' },
+    ]);
+    expect(text).toBe(
+      [
+        'acme: 3 steps',
+        '  profile · answer: a call, recorded with the item (no workflow of its own)',
+        '  brief · deepresearch: awaiting_input · workflow pipeline-item/enrich/r1/acme/steps/brief · cost 0.10 USD',
+        '  deep · workflow: no research task (not reached, or skipped by its when:)',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -29,6 +29,22 @@ describe('run notifications: which events a run sends', () => {
     expect(waitEvents(answered.memory, { phase: 'running', waiting: { checkpoint: ['a'], operator: [] } }).events).toEqual(['run.waiting_for_person']);
   });
 
+  it('does not tell again, after continue-as-new, the waits the run told of before it (the memory is carried)', () => {
+    const told = waitEvents({ budget: false, person: [] }, { phase: 'waiting_for_budget', waiting: { checkpoint: ['a'], operator: [] } });
+    expect(told.events).toEqual(['run.waiting_for_budget', 'run.waiting_for_person']);
+    // The run drains, still waiting for budget and for the person: nothing new to tell.
+    const draining = waitEvents(told.memory, { phase: 'draining', waiting: { checkpoint: ['a'], operator: [] } });
+    expect(draining).toEqual({ events: [], memory: told.memory });
+    // The next execution starts from the carried memory: the same waits are not told again, a new one is.
+    const next = waitEvents(draining.memory, { phase: 'waiting_for_budget', waiting: { checkpoint: ['a'], operator: [] } });
+    expect(next.events).toEqual([]);
+    expect(waitEvents(next.memory, { phase: 'waiting_for_budget', waiting: { checkpoint: ['a', 'b'], operator: [] } }).events).toEqual([
+      'run.waiting_for_person',
+    ]);
+    // A drain that did not start in a budget wait does not count as one.
+    expect(waitEvents({ budget: false, person: [] }, { phase: 'draining', waiting: idle }).memory.budget).toBe(false);
+  });
+
   it('keeps event ids apart across events and executions, and free of header-unsafe characters', () => {
     const a = runEventId({ runId: '0192-ab', type: 'run.completed', sequence: 0 });
     expect(a).toMatch(/^[A-Za-z0-9_]+$/);

@@ -54,6 +54,8 @@ describe("recorded histories replay on today's workflow code", () => {
         'pipeline-adopts-item',
         'pipeline-search-budget',
         'pipeline-sql-sink-rows',
+        'pipeline-carries-steps-item',
+        'pipeline-adopts-steps-item',
       ]),
     );
   });

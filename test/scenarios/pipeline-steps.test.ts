@@ -2,9 +2,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
+import { statusCommand } from '../../src/commands/runs';
+import type { TemporalOpener } from '../../src/commands/common';
 import { FailureType } from '../../src/domain/failures';
+import { pipelineStepWorkflowId } from '../../src/domain/ids';
 import type { PipelineItemRecord, PipelineRunInput, PipelineRunResult } from '../../src/domain/pipeline-types';
 import { itemSource, loadPipelineDefinition, resolveParameters } from '../../src/pipelines';
+import { captureIo } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
 import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
@@ -103,6 +107,31 @@ describeScenarios('pipeline steps', researchSetup, (getEnv) => {
       else expect(entry).toContain('#### brief · deepresearch (0.0000 USD)\n\n*skipped*: when: item.tier equals "A" did not hold');
     });
     expect(digest).not.toContain('file://');
+
+    // rp status --item shows each step, and the research task of the brief with its status and cost.
+    const opener: TemporalOpener = async () => ({ client: env.client, taskQueue: env.taskQueue, close: async () => undefined });
+    const shown = captureIo();
+    expect(await statusCommand('company-enrichment/walk', { item: 'northwind-robotics-example' }, shown.io, opener)).toBe(0);
+    const briefId = pipelineStepWorkflowId('company-enrichment', 'walk', 'northwind-robotics-example', 'brief', undefined);
+    expect(shown.out()).toBe(
+      [
+        'northwind-robotics-example: 3 steps',
+        '  profile · answer: a call, recorded with the item (no workflow of its own)',
+        '  news · search: a call, recorded with the item (no workflow of its own)',
+        `  brief · deepresearch: completed · workflow ${briefId} · cost 0.10 USD`,
+        '',
+      ].join('\n'),
+    );
+    const skipped = captureIo();
+    expect(await statusCommand('company-enrichment/walk', { item: 'contoso-logistics-example', json: true }, skipped.io, opener)).toBe(0);
+    expect(JSON.parse(skipped.out())).toEqual({
+      item: 'contoso-logistics-example',
+      steps: [
+        { id: 'profile', kind: 'answer' },
+        { id: 'news', kind: 'search' },
+        { id: 'brief', kind: 'deepresearch' },
+      ],
+    });
   });
 
   it('a retried item and a resumed run pay nothing twice for the steps that completed', async () => {
