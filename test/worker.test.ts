@@ -30,6 +30,7 @@ const ACTIVITY_NAMES = [
   'recordPipelineStep',
   'runPipelineItem',
   'sinkPipelineRows',
+  'storeEndedResearchOutputs',
   'storeResearchOutputs',
   'writePipelineOutputs',
 ];
