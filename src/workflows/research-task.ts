@@ -187,6 +187,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   let created: CreatedResearchTask | undefined;
   /** Outputs stored by the read that confirmed a webhook's announcement of the end. */
   let collected: StoredOutputs | undefined;
+  let taskSeenAt = startedAt;
   try {
     created =
       carried?.created ??
@@ -203,6 +204,9 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         ...(input.polling?.createDecisionWaitMs !== undefined ? { decisionWaitMs: input.polling.createDecisionWaitMs } : {}),
       }));
     webhookConfigured = created.webhookConfigured;
+    // The schedule counts from when the task began at the service, which is when its create answered, not
+    // when the workflow started (a create that took long, or needed reconciling, would shift every poll).
+    taskSeenAt = carried ? (carried.taskSeenAt ?? startedAt) : Date.now();
     if (!carried && input.existingTask === undefined) {
       model.deepresearchId = created.deepresearchId;
       model.status = created.status;
@@ -215,7 +219,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       const delay = nextPollDelayMs({
         mode,
         status,
-        elapsedMs: Date.now() - startedAt,
+        elapsedMs: Date.now() - taskSeenAt,
         webhookConfigured,
         checkpointsAhead: model.checkpointsAhead,
         overrides: input.polling,
@@ -259,6 +263,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
           carried: {
             created: task,
             startedAt,
+            taskSeenAt,
             model: model.carry(),
             resumeRequested: inbox.resumeRequested,
             ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}),
