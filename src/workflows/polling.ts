@@ -120,6 +120,28 @@ export function nextGridPointMs(startMs: number, elapsedMs: number, step: (at: n
   return at;
 }
 
+/** When the next status read should reach the service, and how long to wait for it. */
+export interface NextLook {
+  /** Time since creation the read is aimed at. */
+  aimMs: number;
+  /** How long to wait from now before asking for it. */
+  delayMs: number;
+}
+
+/**
+ * Aims the next status read at the schedule's next time, asking for it `leadMs` early: the round trip
+ * the last read took (workflow task, activity, HTTP), at most the mode's first delay. Without the lead a
+ * read reaches the service that long after its time, and the task is seen that much later. Each read is
+ * aimed past the one before (`lastAimMs`), so a quicker round trip never aims two reads at one time.
+ */
+export function aimNextLook(input: PollDelayInput & { leadMs: number; lastAimMs: number }): NextLook {
+  const profile = POLL_PROFILES[input.mode];
+  const lead = Math.max(0, Math.min(input.leadMs, input.overrides?.initialDelayMs ?? profile.initialDelayMs));
+  const from = Math.max(input.elapsedMs + lead, input.lastAimMs);
+  const aimMs = from + nextPollDelayMs({ ...input, elapsedMs: from });
+  return { aimMs, delayMs: Math.max(0, aimMs - lead - input.elapsedMs) };
+}
+
 /** Delays between checks of the task list after a create whose outcome is unknown. */
 export const RECONCILE_DELAYS_MS: readonly number[] = [5_000, 15_000, 30_000, 60_000];
 

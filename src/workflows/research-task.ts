@@ -19,7 +19,7 @@ import { failureMessage, failureType } from './failure-info';
 import { FailureType } from '../domain/failures';
 import { contextMetadata, storageKey } from '../domain/ids';
 import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
-import { nextPollDelayMs, readRetryDelayMs } from './polling';
+import { aimNextLook, readRetryDelayMs } from './polling';
 import { PublishedAttributes } from './published-attributes';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
@@ -215,16 +215,22 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     }
     publish();
 
+    /** The last status read's round trip, and the time (since creation) the last one was aimed at. */
+    let readLagMs = 0;
+    let lastAimMs = 0;
     const waitForNextLook = async (status: TaskStatus): Promise<void> => {
-      const delay = nextPollDelayMs({
+      const next = aimNextLook({
         mode,
         status,
         elapsedMs: Date.now() - taskSeenAt,
         webhookConfigured,
         checkpointsAhead: model.checkpointsAhead,
         overrides: input.polling,
+        leadMs: readLagMs,
+        lastAimMs,
       });
-      await condition(() => inbox.wake, delay, { summary: pollTimerSummary(status, delay) });
+      lastAimMs = next.aimMs;
+      await condition(() => inbox.wake, next.delayMs, { summary: pollTimerSummary(status, next.delayMs) });
     };
     // A task just created is queued or running, as the creation's answer said: reading it at once would
     // only say so again. The first look waits for the schedule (or a webhook, or an answer).
@@ -246,7 +252,9 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       if (snapshot === undefined) {
         // Cleared before the poll, not after: a webhook or answer arriving while it runs must wake the next one.
         inbox.wake = false;
+        const askedAt = Date.now();
         snapshot = await readFollowing(deepresearchId);
+        if (snapshot !== undefined) readLagMs = Date.now() - askedAt;
       }
       if (snapshot !== undefined) {
         model.polls++;

@@ -1,4 +1,5 @@
 import {
+  aimNextLook,
   CHECKPOINT_WATCH_MAX_DELAY_MS,
   AWAITING_INPUT_POLL_DELAY_MS,
   nextGridPointMs,
@@ -143,6 +144,46 @@ describe('nextPollDelayMs', () => {
     // The checkpoint watch cap scales with the initial delay, as the emulator's faster clock does: 30 s × 200/10,000.
     expect(nextPollDelayMs({ ...base, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(600);
     expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 5_000, maxDelayMs: 1_000 } })).toBe(5_000);
+  });
+});
+
+describe('aimNextLook: reads that reach the service on schedule', () => {
+  const fast: PollDelayInput = { mode: 'fast', status: 'running', elapsedMs: 150_000, webhookConfigured: false, checkpointsAhead: false };
+
+  it("asks for the read as early as the last read's round trip, so it reaches the service at the schedule's time", () => {
+    const plain = aimNextLook({ ...fast, leadMs: 0, lastAimMs: 0 });
+    expect(plain).toEqual({ aimMs: 155_000, delayMs: 5_000 });
+    expect(aimNextLook({ ...fast, leadMs: 800, lastAimMs: 0 })).toEqual({ aimMs: 155_000, delayMs: 4_200 });
+  });
+
+  it("never leads by more than the mode's first delay, nor aims two reads at one time", () => {
+    // A round trip of 60 s (a stalled worker) leads by 5 s at most.
+    expect(aimNextLook({ ...fast, leadMs: 60_000, lastAimMs: 0 })).toEqual({ aimMs: 160_000, delayMs: 5_000 });
+    // The last read was aimed at 155 s and came back quickly: the next aims past it.
+    expect(aimNextLook({ ...fast, elapsedMs: 154_500, leadMs: 100, lastAimMs: 155_000 }).aimMs).toBe(160_000);
+  });
+
+  it('sees a fast task within one step of the schedule (5 s, or a fortieth of its time) whatever steady round trip the reads take', () => {
+    for (const lagMs of [0, 1_000, 3_000, 4_500]) {
+      for (let seconds = 120; seconds <= 300; seconds += 11) {
+        const duration = seconds * 1000;
+        let lastAimMs = 0;
+        let lead = 0;
+        let at = 0;
+        let seenAt: number | undefined;
+        for (let reads = 0; reads < 100 && seenAt === undefined; reads++) {
+          const next = aimNextLook({ ...fast, elapsedMs: at, leadMs: lead, lastAimMs });
+          lastAimMs = next.aimMs;
+          // The read reaches the service half its round trip after it was asked for, and returns after the whole.
+          const reachesAt = at + next.delayMs + lagMs / 2;
+          if (reachesAt >= duration) seenAt = reachesAt;
+          at += next.delayMs + lagMs;
+          lead = lagMs;
+        }
+        // Without the lead a read would reach the service a whole round trip late; with it, half at most.
+        expect(seenAt! - duration).toBeLessThanOrEqual(Math.max(5_000, duration / 40) + lagMs / 2);
+      }
+    }
   });
 });
 
