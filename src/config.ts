@@ -7,8 +7,14 @@ import { DEFAULT_TASK_QUEUE } from './domain/ids';
 
 /** Where the research service is: a real deployment, or the emulator embedded in the worker. */
 export type ResearchServiceConfig =
-  | { kind: 'service'; baseUrl: string; readonly apiKey: string; timeoutMs?: number; allowPrivateDownloads?: boolean }
-  | { kind: 'emulator'; timeoutMs?: number; allowPrivateDownloads?: boolean };
+  | { kind: 'service'; baseUrl: string; readonly apiKey: string; timeoutMs?: number; allowPrivateDownloads?: boolean; rate?: ResearchRate }
+  | { kind: 'emulator'; timeoutMs?: number; allowPrivateDownloads?: boolean; rate?: ResearchRate };
+
+/** The service's request limit for the key (`RESEARCH_API_REQUESTS_PER_SECOND`, `RESEARCH_API_BURST`): the client paces its calls to it. */
+export interface ResearchRate {
+  requestsPerSecond: number;
+  burst?: number;
+}
 
 /** The worker's configuration, read from environment variables by `loadConfig`. */
 export interface Config {
@@ -209,6 +215,20 @@ const environment = z
         .transform(Number)
         .pipe(z.int().min(1, 'must be at least 1').max(3_600_000, 'must be at most 3600000 (one hour)')),
     ),
+    RESEARCH_API_REQUESTS_PER_SECOND: optional(
+      z
+        .string()
+        .regex(/^\d+(\.\d+)?$/, "must be a number of requests per second (the service's limit for the key), e.g. 10 or 2.5")
+        .transform(Number)
+        .pipe(z.number().positive('must be more than 0').max(10_000, 'must be at most 10000')),
+    ),
+    RESEARCH_API_BURST: optional(
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a whole number of requests')
+        .transform(Number)
+        .pipe(z.int().min(1, 'must be at least 1').max(10_000, 'must be at most 10000')),
+    ),
     ...artifactEnvironment,
     WEBHOOK_SECRET_DIR: optional(z.string().trim().min(1)),
     INTAKE_KEY: optional(intakeKey),
@@ -268,6 +288,13 @@ const environment = z
       });
     }
     checkArtifactVariables(env, ctx);
+    if (env.RESEARCH_API_BURST !== undefined && env.RESEARCH_API_REQUESTS_PER_SECOND === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['RESEARCH_API_REQUESTS_PER_SECOND'],
+        message: 'is required when RESEARCH_API_BURST is set (the burst is of that rate)',
+      });
+    }
     if (env.RESEARCH_API_BASE_URL && !env.RESEARCH_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['RESEARCH_API_KEY'], message: 'is required when RESEARCH_API_BASE_URL is set' });
     }
@@ -298,6 +325,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const timeout = {
     ...(vars.RESEARCH_API_TIMEOUT_MS !== undefined ? { timeoutMs: vars.RESEARCH_API_TIMEOUT_MS } : {}),
     ...(vars.RESEARCH_ALLOW_PRIVATE_DOWNLOADS === 'true' ? { allowPrivateDownloads: true } : {}),
+    ...(vars.RESEARCH_API_REQUESTS_PER_SECOND !== undefined
+      ? {
+          rate: {
+            requestsPerSecond: vars.RESEARCH_API_REQUESTS_PER_SECOND,
+            ...(vars.RESEARCH_API_BURST !== undefined ? { burst: vars.RESEARCH_API_BURST } : {}),
+          },
+        }
+      : {}),
   };
   const research: ResearchServiceConfig =
     vars.RESEARCH_API_BASE_URL && vars.RESEARCH_API_KEY

@@ -294,7 +294,12 @@ export function planningAnswers(interaction: { data?: unknown; expected_response
 /** The research service `rp dev` talks to: the configured one, or an emulator at `speed` (workflows poll it that much faster). */
 async function openResearch(options: DevOptions): Promise<{ api: ResearchClient; polling?: PollingOverrides; now: () => number; close(): Promise<void> }> {
   if (options.research?.kind === 'service') {
-    const api = new ResearchClient({ baseUrl: options.research.baseUrl, apiKey: options.research.apiKey });
+    const { rate } = options.research;
+    const api = new ResearchClient({
+      baseUrl: options.research.baseUrl,
+      apiKey: options.research.apiKey,
+      ...(rate ? { requestsPerSecond: rate.requestsPerSecond, ...(rate.burst ? { burst: rate.burst } : {}) } : {}),
+    });
     options.log(`research service at ${options.research.baseUrl} (real: this run spends credits)`);
     return { api, now: Date.now, close: () => api.close() };
   }

@@ -92,6 +92,9 @@ export async function openResearchService(config: Config, startEmulator: Embedde
   const timeout = {
     ...(config.research.timeoutMs !== undefined ? { timeoutMs: config.research.timeoutMs } : {}),
     ...(config.research.allowPrivateDownloads ? { allowPrivateDownloads: true } : {}),
+    ...(config.research.rate
+      ? { requestsPerSecond: config.research.rate.requestsPerSecond, ...(config.research.rate.burst ? { burst: config.research.rate.burst } : {}) }
+      : {}),
   };
   if (config.research.kind === 'service') {
     const api = new ResearchClient({ baseUrl: config.research.baseUrl, apiKey: config.research.apiKey, ...timeout });

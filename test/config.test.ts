@@ -39,6 +39,8 @@ describe('loadConfig', () => {
       INTAKE_PUBLIC_URL: 'https://intake.example.com/',
       INTAKE_KEY: INTAKE_KEY,
       RESEARCH_API_TIMEOUT_MS: '90000',
+      RESEARCH_API_REQUESTS_PER_SECOND: '2.5',
+      RESEARCH_API_BURST: '3',
       CODEC_CORS_ORIGINS: 'https://temporal-ui.example.com, http://localhost:8080',
       CODEC_SERVER_TOKEN: 'codec-token-0123456789abcdef',
       METRICS_BIND_ADDRESS: '0.0.0.0:9464',
@@ -47,7 +49,7 @@ describe('loadConfig', () => {
     });
     expect(config).toEqual({
       temporal: { address: 'temporal.internal:7233', addressSet: true, namespace: 'research', taskQueue: 'rq' },
-      research: { kind: 'service', baseUrl: 'https://api.research.example/v1', timeoutMs: 90_000 },
+      research: { kind: 'service', baseUrl: 'https://api.research.example/v1', timeoutMs: 90_000, rate: { requestsPerSecond: 2.5, burst: 3 } },
       artifactDir: '/data/artifacts',
       webhookSecretDir: '/data/secrets',
       intakePublicUrl: 'https://intake.example.com',
@@ -90,6 +92,10 @@ describe('loadConfig', () => {
     [{ RESEARCH_API_KEY: KEY }, 'RESEARCH_API_BASE_URL', 'is required when RESEARCH_API_KEY is set'],
     [{ RESEARCH_API_TIMEOUT_MS: 'soon' }, 'RESEARCH_API_TIMEOUT_MS', 'must be a whole number of milliseconds'],
     [{ RESEARCH_API_TIMEOUT_MS: '0' }, 'RESEARCH_API_TIMEOUT_MS', 'must be at least 1'],
+    [{ RESEARCH_API_REQUESTS_PER_SECOND: 'fast' }, 'RESEARCH_API_REQUESTS_PER_SECOND', 'must be a number of requests per second'],
+    [{ RESEARCH_API_REQUESTS_PER_SECOND: '0' }, 'RESEARCH_API_REQUESTS_PER_SECOND', 'must be more than 0'],
+    [{ RESEARCH_API_BURST: '5' }, 'RESEARCH_API_REQUESTS_PER_SECOND', 'is required when RESEARCH_API_BURST is set'],
+    [{ RESEARCH_API_REQUESTS_PER_SECOND: '10', RESEARCH_API_BURST: '0' }, 'RESEARCH_API_BURST', 'must be at least 1'],
     [{ TEMPORAL_ADDRESS: 'http://localhost:7233' }, 'TEMPORAL_ADDRESS', 'must be host:port'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of trace, debug, info, warn, error'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', 'must be json or pretty'],

@@ -31,6 +31,7 @@ const ACTIVITY_NAMES = [
   'runPipelineItem',
   'sinkPipelineItemRows',
   'sinkPipelineRows',
+  'storeEndedResearchOutputs',
   'storeResearchOutputs',
   'writePipelineOutputs',
 ];

@@ -6,7 +6,8 @@ import { callOptions, heartbeat, lastHeartbeatDetails, throwIfCancelled } from '
 import { callService, checkedKeyPrefix, rethrowAsFailure } from './errors';
 import { contentTypeOf, deliverableExtension, renderReport, renderSources, safeFileName, uniqueName, withExtension } from './filenames';
 import type { ArtifactData } from './store';
-import type { StoreOutputsInput } from './types';
+import type { EndedTaskOutputs, StoreOutputsInput } from './types';
+import { snapshotOf } from './tasks';
 import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** Progress recorded in heartbeats: how many planned files are stored, in plan order. */
@@ -19,6 +20,9 @@ interface PlannedFile {
   key: string;
   produce(): Promise<{ data: ArtifactData; contentType: string }>;
 }
+
+/** Statuses after which a task no longer changes. */
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** Statuses with which the service says a listed file cannot be had: retrying will not bring it. */
 const GONE_STATUSES: ReadonlySet<number> = new Set([403, 404, 410]);
@@ -35,6 +39,23 @@ export function outputActivities(deps: ActivityDeps) {
   async function storeResearchOutputs({ deepresearchId, keyPrefix }: StoreOutputsInput): Promise<StoredOutputs> {
     const prefix = checkedKeyPrefix(keyPrefix);
     const task = await callService(() => api.getTask(deepresearchId, callOptions()));
+    return await storeFrom(task, deepresearchId, prefix);
+  }
+
+  /**
+   * What a webhook announcing the end needs: one status read that, when the task has ended, also stores
+   * its outputs (as `storeResearchOutputs`). A task that has not ended (the announcement was wrong, or
+   * early) gets nothing stored: only its status comes back, and the workflow goes on following it.
+   */
+  async function storeEndedResearchOutputs({ deepresearchId, keyPrefix }: StoreOutputsInput): Promise<EndedTaskOutputs> {
+    const prefix = checkedKeyPrefix(keyPrefix);
+    const task = await callService(() => api.getTask(deepresearchId, callOptions()));
+    const snapshot = snapshotOf(task);
+    if (!ENDED.has(task.status)) return { snapshot };
+    return { snapshot, outputs: await storeFrom(task, deepresearchId, prefix) };
+  }
+
+  async function storeFrom(task: Task, deepresearchId: string, prefix: string): Promise<StoredOutputs> {
     const plan = planFiles(task, prefix, (url, id) => download(deepresearchId, url, id));
     const previous = progressDetails.safeParse(lastHeartbeatDetails());
     const resumeFrom = previous.success ? previous.data.stored : 0;
@@ -85,7 +106,7 @@ export function outputActivities(deps: ActivityDeps) {
     throw new Error('a file with neither url nor id');
   }
 
-  return { storeResearchOutputs };
+  return { storeResearchOutputs, storeEndedResearchOutputs };
 }
 
 /** The files of a task in a fixed order, so attempts agree on what "the first n" means. */

@@ -13,7 +13,7 @@ import type {
   ResearchMode,
   TaskStatus,
 } from '../api/schemas';
-import type { ArtifactRef } from '../domain/artifacts';
+import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** `createResearchTask` input: the request and a key that finds the task again in the service's list. */
 export interface CreateResearchTaskInput {
@@ -108,6 +108,12 @@ export interface CancelResult {
 export interface StoreOutputsInput {
   deepresearchId: string;
   keyPrefix: string;
+}
+
+/** `storeEndedResearchOutputs` result: the task's status, and its stored outputs when it has ended. */
+export interface EndedTaskOutputs {
+  snapshot: TaskSnapshot;
+  outputs?: StoredOutputs;
 }
 
 /** `createResearchBatch` input. */

@@ -132,6 +132,26 @@ export class ResearchApiError extends Error {
     });
   }
 
+  /**
+   * A call the client's own rate limit held back (see the client's `requestsPerSecond`): its turn was
+   * further away than it could wait. Nothing reached the service; like the service's 429, it is retried
+   * after `retryAfterMs`.
+   */
+  static heldByClient(input: RequestTarget & { waitMs: number; requestsPerSecond?: number }): ResearchApiError {
+    const target = cleanTarget(input);
+    const retryAfterMs = Math.max(1, Math.ceil(input.waitMs));
+    const rate = input.requestsPerSecond !== undefined ? ` of ${input.requestsPerSecond} requests/s` : '';
+    return new ResearchApiError({
+      ...target,
+      kind: 'http',
+      status: 429,
+      code: 'client_rate_limit',
+      message: `${target.method} ${target.path} was not sent: the client's rate limit${rate} for this API key has no turn for it within the call's time limit (next turn in ${retryAfterMs} ms)`,
+      retryable: true,
+      retryAfterMs,
+    });
+  }
+
   /** A request rejected before sending because it fails its schema; nothing reached the service. */
   static invalidRequest(input: RequestTarget & { error: ValidationErrorLike }): ResearchApiError {
     const target = cleanTarget(input);

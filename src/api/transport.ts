@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 import { Deadline } from './deadline';
 import { ResearchApiError, type RequestTarget } from './errors';
+import { limiterFor, type KeyRateLimiter, type RateRule } from './rate-limiter';
 
 /** Settings of a client of the research service. */
 export const clientOptions = z.object({
@@ -33,6 +34,14 @@ export const clientOptions = z.object({
    * origin is always allowed.
    */
   allowPrivateDownloads: z.boolean().default(false),
+  /**
+   * The service's request limit for this API key (the account's plan), when known: calls to the service
+   * are then paced at this rate, shared by every client of the key in the process, and after a 429 every
+   * call of the key waits out its `Retry-After`. Unset: calls go at once and each 429 is retried alone.
+   */
+  requestsPerSecond: z.number().positive('must be a positive number of requests per second').max(10_000, 'must be at most 10000').optional(),
+  /** Calls sent at once after a quiet spell (with `requestsPerSecond`); 1 spaces every call evenly. */
+  burst: z.int().min(1, 'must be at least 1').max(10_000, 'must be at most 10000').default(1),
 });
 
 /** Addresses a link to another host may not reach unless private downloads are allowed. */
@@ -191,6 +200,9 @@ export class Transport {
   #pools: Pools | undefined;
   #opening: Promise<Pools> | undefined;
   readonly #allowPrivate: boolean;
+  /** Pacing shared by the clients of this key and origin; undefined without `requestsPerSecond`. */
+  readonly #limiter: KeyRateLimiter | undefined;
+  readonly #rule: RateRule | undefined;
 
   constructor(options: ResearchClientOptions) {
     const parsed = clientOptions.safeParse(options);
@@ -206,6 +218,16 @@ export class Transport {
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#allowPrivate = parsed.data.allowPrivateDownloads;
     if (options.dispatcher) this.#pools = { service: options.dispatcher, foreign: options.dispatcher };
+    if (parsed.data.requestsPerSecond !== undefined) {
+      this.#rule = { requestsPerSecond: parsed.data.requestsPerSecond, burst: parsed.data.burst };
+      this.#limiter = limiterFor(this.#origin, this.#apiKey);
+      this.#limiter.adopt(this.#rule);
+    }
+  }
+
+  /** The rate calls to the service are paced at (see `requestsPerSecond`), if any. */
+  get rateRule(): RateRule | undefined {
+    return this.#limiter?.rule;
   }
 
   /**
@@ -299,6 +321,7 @@ export class Transport {
         throw ResearchApiError.fromNetworkError(privateLinkError(host, host), { ...target, secrets: [this.#apiKey] });
       }
     }
+    if (this.#limiter && !foreign) await this.#awaitTurn(this.#limiter, target, timeoutMs, deadline, init.options?.signal);
     const pools = this.#pools ?? (await this.#openPools());
     try {
       // The dispatcher directly, with origin and path already split: undici's top-level request() would
@@ -320,7 +343,28 @@ export class Transport {
     if (response.statusCode >= 200 && response.statusCode < 300) return { response, target, deadline };
     const bodyText = await readCapped(response.body, response.headers, MAX_ERROR_BODY_BYTES, () => new Error('unreachable'), true).catch(() => '');
     deadline.clear();
-    throw ResearchApiError.fromResponse({ ...target, status: response.statusCode, headers: response.headers, bodyText, secrets: [this.#apiKey] });
+    const error = ResearchApiError.fromResponse({ ...target, status: response.statusCode, headers: response.headers, bodyText, secrets: [this.#apiKey] });
+    if (error.isRateLimited && this.#limiter && !foreign) this.#limiter.hold(error.retryAfterMs ?? 1_000);
+    throw error;
+  }
+
+  /**
+   * Waits for this call's turn at the key's rate (and for a `Retry-After` the service asked for). A call
+   * waits at most half its time limit, so the request itself keeps time to finish: a turn further away
+   * refuses the call unsent, as a 429 with the wait as its `Retry-After` (nothing reached the service, so
+   * nothing was charged).
+   */
+  async #awaitTurn(limiter: KeyRateLimiter, target: RequestTarget, timeoutMs: number, deadline: Deadline, signal: AbortSignal | undefined): Promise<void> {
+    let refusedForMs: number | undefined;
+    try {
+      refusedForMs = await limiter.acquire(true, timeoutMs / 2, signal);
+    } catch (cause) {
+      deadline.clear();
+      throw this.#failure(cause, target, signal);
+    }
+    if (refusedForMs === undefined) return;
+    deadline.clear();
+    throw ResearchApiError.heldByClient({ ...target, path: target.path, waitMs: refusedForMs, requestsPerSecond: limiter.rule?.requestsPerSecond });
   }
 
   /** The full path of a route, as error messages show it (`/v1/search`). */

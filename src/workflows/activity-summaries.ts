@@ -31,6 +31,7 @@ const summaries: Record<string, (input: unknown) => string> = {
   answerResearchCheckpoint: (input) => `answer checkpoint ${text(input, 'interactionId') ?? ''} of ${task(input)}`.replace('  ', ' '),
   addResearchInstruction: (input) => `send an instruction to ${task(input)}:${quoted(text(input, 'instruction'))}`,
   storeResearchOutputs: (input) => `store the report, sources and files of ${task(input)}`,
+  storeEndedResearchOutputs: (input) => `read ${task(input)}, which a webhook says has ended, and store its report, sources and files`,
   createResearchBatch: (input) => `create a service batch${quoted(text(field(input, 'request'), 'name'))}`,
   addResearchBatchTasks: (input) => {
     const added = count(field(input, 'tasks')) || (field(field(input, 'tasksRef'), 'limit') as number | undefined);

@@ -12,14 +12,14 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CreatedResearchTask, TaskSnapshot } from '../activities/types';
-import type { CheckpointType, ResearchMode } from '../api/schemas';
+import type { CreatedResearchTask, EndedTaskOutputs, TaskSnapshot } from '../activities/types';
+import type { CheckpointType, ResearchMode, TaskStatus } from '../api/schemas';
 import { shortCalls, storeJobs } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
 import { FailureType } from '../domain/failures';
 import { contextMetadata, storageKey } from '../domain/ids';
 import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
-import { nextPollDelayMs, readRetryDelayMs } from './polling';
+import { aimNextLook, readRetryDelayMs } from './polling';
 import { PublishedAttributes } from './published-attributes';
 import { createTaskDurably } from './create-task';
 import { untilOperatorFixes, type OperatorGate } from './operator-remedy';
@@ -185,6 +185,9 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
 
   const keyPrefix = `research/${storageKey(workflowInfo().workflowId)}`;
   let created: CreatedResearchTask | undefined;
+  /** Outputs stored by the read that confirmed a webhook's announcement of the end. */
+  let collected: StoredOutputs | undefined;
+  let taskSeenAt = startedAt;
   try {
     created =
       carried?.created ??
@@ -201,6 +204,9 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
         ...(input.polling?.createDecisionWaitMs !== undefined ? { decisionWaitMs: input.polling.createDecisionWaitMs } : {}),
       }));
     webhookConfigured = created.webhookConfigured;
+    // The schedule counts from when the task began at the service, which is when its create answered, not
+    // when the workflow started (a create that took long, or needed reconciling, would shift every poll).
+    taskSeenAt = carried ? (carried.taskSeenAt ?? startedAt) : Date.now();
     if (!carried && input.existingTask === undefined) {
       model.deepresearchId = created.deepresearchId;
       model.status = created.status;
@@ -209,25 +215,53 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
     }
     publish();
 
+    /** The last status read's round trip, and the time (since creation) the last one was aimed at. */
+    let readLagMs = 0;
+    let lastAimMs = 0;
+    const waitForNextLook = async (status: TaskStatus): Promise<void> => {
+      const next = aimNextLook({
+        mode,
+        status,
+        elapsedMs: Date.now() - taskSeenAt,
+        webhookConfigured,
+        checkpointsAhead: model.checkpointsAhead,
+        overrides: input.polling,
+        leadMs: readLagMs,
+        lastAimMs,
+      });
+      lastAimMs = next.aimMs;
+      await condition(() => inbox.wake, next.delayMs, { summary: pollTimerSummary(status, next.delayMs) });
+    };
+    // A task just created is queued or running, as the creation's answer said: reading it at once would
+    // only say so again. The first look waits for the schedule (or a webhook, or an answer).
+    if (!carried && input.existingTask === undefined && (created.status === 'queued' || created.status === 'running') && patched('first-look-on-schedule')) {
+      await waitForNextLook(created.status);
+    }
+
     while (!model.terminal) {
       const deepresearchId = created.deepresearchId;
-      // Cleared before the poll, not after: a webhook or answer arriving while it runs must wake the next one.
-      inbox.wake = false;
-      const snapshot = await readFollowing(deepresearchId);
+      let snapshot: TaskSnapshot | undefined;
+      // A signed webhook said the task has ended: one read both confirms it and stores the outputs.
+      if (inbox.endAnnounced && patched('store-on-webhook')) {
+        inbox.endAnnounced = false;
+        inbox.wake = false;
+        const ended = await readEnded(deepresearchId);
+        collected = ended?.outputs;
+        snapshot = ended?.snapshot;
+      }
+      if (snapshot === undefined) {
+        // Cleared before the poll, not after: a webhook or answer arriving while it runs must wake the next one.
+        inbox.wake = false;
+        const askedAt = Date.now();
+        snapshot = await readFollowing(deepresearchId);
+        if (snapshot !== undefined) readLagMs = Date.now() - askedAt;
+      }
       if (snapshot !== undefined) {
         model.polls++;
         model.apply(snapshot, Date.now());
         publish();
         if (model.terminal) break;
-        const delay = nextPollDelayMs({
-          mode,
-          status: snapshot.status,
-          elapsedMs: Date.now() - startedAt,
-          webhookConfigured,
-          checkpointsAhead: model.checkpointsAhead,
-          overrides: input.polling,
-        });
-        await condition(() => inbox.wake, delay, { summary: pollTimerSummary(snapshot.status, delay) });
+        await waitForNextLook(snapshot.status);
       }
       // A task waiting weeks for an answer must not fill its history: go on in a fresh run, where it stands.
       if (historyIsFull(input.continueAsNewAfterEvents)) {
@@ -237,6 +271,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
           carried: {
             created: task,
             startedAt,
+            taskSeenAt,
             model: model.carry(),
             resumeRequested: inbox.resumeRequested,
             ...(reporting.to !== undefined ? { reportTo: reporting.to } : {}),
@@ -258,7 +293,7 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
   return await CancellationScope.nonCancellable(async () => {
     model.waitingFor = 'storing_outputs';
     publish();
-    const outputs = await collect(deepresearchId);
+    const outputs = await (collected ?? collect(deepresearchId));
     if (model.status === 'failed') {
       await handlersFinished();
       throw ApplicationFailure.create({
@@ -292,6 +327,19 @@ async function followResearchTask(input: ResearchTaskInput, reporting: Reporting
       model.detail = `the last ${readFailures === 1 ? 'status read' : `${readFailures} status reads`} failed (${failureMessage(error)}); the task exists at the service and is still followed: reading again in ${Math.round(delayMs / 1000)} s`;
       publish();
       await condition(() => inbox.wake, delayMs, { summary: `read the task's status again after ${readFailures} failed read(s)` });
+      return undefined;
+    }
+  }
+
+  /**
+   * Reads the task a webhook says has ended and, if it has, stores its outputs in the same activity.
+   * Undefined when that failed for good: the ordinary status read follows (the task is never left unfollowed).
+   */
+  async function readEnded(deepresearchId: string): Promise<EndedTaskOutputs | undefined> {
+    try {
+      return await storeJobs.storeEndedResearchOutputs({ deepresearchId, keyPrefix });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
       return undefined;
     }
   }

@@ -17,10 +17,15 @@ import { parseCreateDecision, parseWebhookNotice } from './message-checks';
 import type { ResearchTaskModel } from './task-state';
 import type { CheckpointAnswer, CreateDecision } from './types';
 
+/** Statuses after which a task no longer changes (a webhook saying one announces the end). */
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
 /** What the message handlers leave for the workflow's main loop. */
 export class TaskInbox {
   /** Fetch the status now (a webhook came, or an answer was forwarded). */
   wake = false;
+  /** A webhook said the task has ended: the next look may read it and store its outputs in one go. */
+  endAnnounced = false;
   resumeRequested = false;
   decision?: CreateDecision;
 
@@ -76,6 +81,7 @@ export function handleTaskMessages({ model, inbox, publish }: TaskHandlerContext
       model.webhooks++;
       // A webhook naming a task while the create's outcome is unknown settles it.
       if (notice.deepresearchId && model.deepresearchId === undefined && inbox.decision === undefined) inbox.decision = { adoptTaskId: notice.deepresearchId };
+      if (notice.deepresearchId !== undefined && notice.deepresearchId === model.deepresearchId && ENDED.has(notice.status ?? '')) inbox.endAnnounced = true;
       inbox.wake = true;
     },
     described(webhookReceivedSignal),

@@ -37,6 +37,8 @@ export interface ResearchTaskInput {
 export interface ResearchTaskCarried {
   created: CreatedResearchTask;
   startedAt: number;
+  /** When the workflow learned the task exists (the create's answer, or the adoption): the poll schedule's origin. Absent from runs before it was carried: `startedAt`. */
+  taskSeenAt?: number;
   model: ResearchTaskModelCarried;
   resumeRequested: boolean;
   /** The pipeline run (workflow id) that adopted this item and waits for its outcome (see itemAdoptedSignal). */

@@ -172,3 +172,21 @@ describe('storeResearchOutputs', () => {
     });
   });
 });
+
+describe('storeEndedResearchOutputs: the one read after a webhook announcing the end', () => {
+  test('stores the outputs of an ended task and returns its status with them, from a single status read', async () => {
+    t.service.intercept(STATUS).reply(200, completedTask);
+    serveFiles();
+    const ended = await t.env().call(t.activities.storeEndedResearchOutputs, { deepresearchId: 'dr_1', keyPrefix: 'research/wf-3' });
+    expect(ended.snapshot).toMatchObject({ deepresearchId: 'dr_1', status: 'completed', cost: 0.5, completedAt: '2025-01-01T00:10:00Z' });
+    expect(ended.outputs).toMatchObject({ status: 'completed', sourceCount: 2, report: { key: 'research/wf-3/report.md' } });
+    // The testbed checks afterwards that every intercept was used once: one status read, then the files.
+  });
+
+  test('stores nothing for a task that has not ended, and returns its status', async () => {
+    t.service.intercept(STATUS).reply(200, taskBody({ status: 'running', progress: { current_step: 3, total_steps: 10 } }));
+    const ended = await t.env().call(t.activities.storeEndedResearchOutputs, { deepresearchId: 'dr_1', keyPrefix: 'research/wf-4' });
+    expect(ended).toEqual({ snapshot: expect.objectContaining({ status: 'running', progress: { currentStep: 3, totalSteps: 10 } }) });
+    expect(await t.store.list('research/wf-4')).toEqual([]);
+  });
+});

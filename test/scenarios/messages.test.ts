@@ -27,6 +27,8 @@ describeScenarios('researchTaskWorkflow: messages, cancellation and cleanup', re
       args: [{ request: { query: 'Battery recycling', mode: 'fast' }, polling }],
     });
     started.handle = handle;
+    // No read follows the create (its answer gave the status): a first webhook starts the chain of reads.
+    await handle.signal(webhookReceivedSignal, { status: 'running' });
     const since = Date.now();
     const result = await handle.result();
     expect(result.status).toBe('completed');

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { researchTaskStateQuery } from '../../src/workflows/definitions';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { InMemoryWebhookSecretStore } from '../../src/activities';
 import type { ResearchTaskResult } from '../../src/domain/research-types';
 
 describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) => {
@@ -69,5 +70,20 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     expect(await handle.payloadsContain(secret!)).toBe(false);
     expect(await handle.payloadsContain(world.emulator.defaultApiKey)).toBe(false);
     await recordHistory(handle, 'task-webhook');
+  });
+
+  it('still sees a task whose webhook is lost, at the late fallback poll', async () => {
+    const env = getEnv();
+    // The intake keeps no secret for the task: it refuses every delivery, as if the webhook never came.
+    world = await makeWorld(env, { webhooks: true, intakeSecrets: new InMemoryWebhookSecretStore() });
+    const handle = await env.start<ResearchTaskResult>('researchTaskWorkflow', {
+      workflowId: 'hook-lost',
+      args: [{ request: { query: 'Offshore wind auctions', mode: 'fast' }, polling: world.polling }],
+    });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', webhooks: 0 });
+    expect(world.intake.rejected).toBeGreaterThanOrEqual(1);
+    expect(result.outputs.report).toBeDefined();
+    expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
   });
 });

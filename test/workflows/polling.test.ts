@@ -1,6 +1,8 @@
 import {
+  aimNextLook,
   CHECKPOINT_WATCH_MAX_DELAY_MS,
   AWAITING_INPUT_POLL_DELAY_MS,
+  nextGridPointMs,
   nextPollDelayMs,
   PAUSED_POLL_DELAY_MS,
   POLL_PROFILES,
@@ -13,11 +15,20 @@ import {
 const base: PollDelayInput = { mode: 'standard', status: 'running', elapsedMs: 0, webhookConfigured: false, checkpointsAhead: true };
 const noCheckpoints: PollDelayInput = { ...base, checkpointsAhead: false };
 
-/** Poll times of a task that finishes at `durationMs` (the first poll right after creation, as the workflow does). */
-function pollsUntil(durationMs: number, input: PollDelayInput): number[] {
-  const times = [0];
-  while (times.at(-1)! < durationMs) times.push(times.at(-1)! + nextPollDelayMs({ ...input, elapsedMs: times.at(-1)! }));
-  return times;
+/**
+ * Poll times of a task that finishes at `durationMs`, as the workflow reads it: no read at creation (its
+ * answer gave the status), the first after the first delay, each read `overheadMs` after its timer fired
+ * (the worker's own delay: workflow task, activity, HTTP).
+ */
+function pollsUntil(durationMs: number, input: PollDelayInput, overheadMs = 0): number[] {
+  const times: number[] = [];
+  let at = nextPollDelayMs({ ...input, elapsedMs: 0 });
+  for (;;) {
+    at += overheadMs;
+    times.push(at);
+    if (at >= durationMs) return times;
+    at += nextPollDelayMs({ ...input, elapsedMs: at });
+  }
 }
 
 describe('nextPollDelayMs', () => {
@@ -49,39 +60,59 @@ describe('nextPollDelayMs', () => {
     expect(nextPollDelayMs({ ...noCheckpoints, mode: 'fast', elapsedMs: 5_000 })).toBe(2 * 60_000 - 5_000);
   });
 
-  it('sees a standard task finish within a tenth of its time, in at most 10 polls up to 15 minutes and 12 up to 20', () => {
-    for (const minutes of [10, 12.5, 15, 17.5, 20]) {
+  it('reads a standard task of 15 minutes at most 7 times without a webhook (8 with the read that fetches its outputs), seeing it finish within a tenth of its time', () => {
+    for (const overheadMs of [0, 1_000, 5_000]) {
+      for (const minutes of [10, 12.5, 15, 17.5, 20]) {
+        const duration = minutes * 60_000;
+        const times = pollsUntil(duration, noCheckpoints, overheadMs);
+        expect(times.length).toBeLessThanOrEqual(minutes <= 15 ? 7 : 11);
+        expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
+      }
+    }
+  });
+
+  it('sees fast tasks of 2 to 5 minutes finish within 3% of their time plus one poll of overhead, in fewer reads than a 5-second loop', () => {
+    for (const overheadMs of [0, 3_000]) {
+      for (let seconds = 120; seconds <= 300; seconds += 7) {
+        const duration = seconds * 1000;
+        const times = pollsUntil(duration, { ...noCheckpoints, mode: 'fast' }, overheadMs);
+        expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration * 0.03 + overheadMs);
+        expect(times.length).toBeLessThan(duration / 5_000);
+      }
+    }
+    // The 3-minute fast task: 13 reads (the official clients' 5-second loop: 37).
+    expect(pollsUntil(3 * 60_000, { ...noCheckpoints, mode: 'fast' }, 1_000)).toHaveLength(13);
+  });
+
+  it('sees heavy tasks of typical durations finish within a tenth of their time', () => {
+    for (const minutes of [30, 45, 90]) {
       const duration = minutes * 60_000;
-      const times = pollsUntil(duration, noCheckpoints);
-      expect(times.length).toBeLessThanOrEqual(minutes <= 15 ? 10 : 12);
+      const times = pollsUntil(duration, { ...noCheckpoints, mode: 'heavy' });
       expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
     }
   });
 
-  it('sees fast and heavy tasks of typical durations finish within a tenth of their time', () => {
-    for (const [mode, minutes] of [
-      ['fast', 2],
-      ['fast', 3],
-      ['fast', 5],
-      ['heavy', 30],
-      ['heavy', 45],
-      ['heavy', 90],
-    ] as const) {
-      const duration = minutes * 60_000;
-      const times = pollsUntil(duration, { ...noCheckpoints, mode });
-      expect(times.at(-1)! - duration).toBeLessThanOrEqual(duration / 10);
-    }
+  it("keeps polls on a grid fixed in time since creation: the worker's delay in one poll does not push the next ones later", () => {
+    const step = (at: number) => Math.min(60_000, Math.max(10_000, Math.round(at / 10)));
+    expect(nextGridPointMs(600_000, 600_000, step, 60_000)).toBe(660_000);
+    // A poll that ran 4 s late still has the next one on the grid, not 60 s after it.
+    expect(nextGridPointMs(600_000, 664_000, step, 60_000)).toBe(720_000);
+    expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs: 664_000 })).toBe(56_000);
+    // Before the steps reach the cap they grow with the time: 100, 110, 121 s…
+    expect(nextGridPointMs(100_000, 100_000, (at) => Math.round(at / 10), 1e9)).toBe(110_000);
+    expect(nextGridPointMs(100_000, 110_000, (at) => Math.round(at / 10), 1e9)).toBe(121_000);
   });
 
-  it('needs at most 3 status reads for a 15-minute task with a webhook: after creation, maybe one fallback, and after the webhook', () => {
+  it('does not read a 15-minute task with a webhook before it could be done: the webhook is its one look', () => {
     const beforeWebhook = pollsUntil(15 * 60_000, { ...noCheckpoints, webhookConfigured: true }).filter((time) => time < 15 * 60_000);
-    expect(beforeWebhook.length + 1).toBeLessThanOrEqual(3);
+    expect(beforeWebhook).toEqual([]);
     // A lost webhook is caught at the longest typical duration.
     expect(nextPollDelayMs({ ...noCheckpoints, webhookConfigured: true })).toBe(POLL_PROFILES.standard.typicalMs[1]);
   });
 
   it('polls only as a fallback, four times slower, when a webhook will announce completion and the quiet time is over', () => {
-    const elapsedMs = 25 * 60_000;
+    // 20 minutes is a grid point of both: the quiet time's end with a webhook, and on the minute grid without.
+    const elapsedMs = 20 * 60_000;
     const withoutWebhook = nextPollDelayMs({ ...noCheckpoints, elapsedMs });
     expect(nextPollDelayMs({ ...noCheckpoints, elapsedMs, webhookConfigured: true })).toBe(withoutWebhook * WEBHOOK_FALLBACK_FACTOR);
   });
@@ -113,6 +144,46 @@ describe('nextPollDelayMs', () => {
     // The checkpoint watch cap scales with the initial delay, as the emulator's faster clock does: 30 s × 200/10,000.
     expect(nextPollDelayMs({ ...base, elapsedMs: 3_600_000, overrides: { initialDelayMs: 200, maxDelayMs: 1_000 } })).toBe(600);
     expect(nextPollDelayMs({ ...base, overrides: { initialDelayMs: 5_000, maxDelayMs: 1_000 } })).toBe(5_000);
+  });
+});
+
+describe('aimNextLook: reads that reach the service on schedule', () => {
+  const fast: PollDelayInput = { mode: 'fast', status: 'running', elapsedMs: 150_000, webhookConfigured: false, checkpointsAhead: false };
+
+  it("asks for the read as early as the last read's round trip, so it reaches the service at the schedule's time", () => {
+    const plain = aimNextLook({ ...fast, leadMs: 0, lastAimMs: 0 });
+    expect(plain).toEqual({ aimMs: 155_000, delayMs: 5_000 });
+    expect(aimNextLook({ ...fast, leadMs: 800, lastAimMs: 0 })).toEqual({ aimMs: 155_000, delayMs: 4_200 });
+  });
+
+  it("never leads by more than the mode's first delay, nor aims two reads at one time", () => {
+    // A round trip of 60 s (a stalled worker) leads by 5 s at most.
+    expect(aimNextLook({ ...fast, leadMs: 60_000, lastAimMs: 0 })).toEqual({ aimMs: 160_000, delayMs: 5_000 });
+    // The last read was aimed at 155 s and came back quickly: the next aims past it.
+    expect(aimNextLook({ ...fast, elapsedMs: 154_500, leadMs: 100, lastAimMs: 155_000 }).aimMs).toBe(160_000);
+  });
+
+  it('sees a fast task within one step of the schedule (5 s, or a fortieth of its time) whatever steady round trip the reads take', () => {
+    for (const lagMs of [0, 1_000, 3_000, 4_500]) {
+      for (let seconds = 120; seconds <= 300; seconds += 11) {
+        const duration = seconds * 1000;
+        let lastAimMs = 0;
+        let lead = 0;
+        let at = 0;
+        let seenAt: number | undefined;
+        for (let reads = 0; reads < 100 && seenAt === undefined; reads++) {
+          const next = aimNextLook({ ...fast, elapsedMs: at, leadMs: lead, lastAimMs });
+          lastAimMs = next.aimMs;
+          // The read reaches the service half its round trip after it was asked for, and returns after the whole.
+          const reachesAt = at + next.delayMs + lagMs / 2;
+          if (reachesAt >= duration) seenAt = reachesAt;
+          at += next.delayMs + lagMs;
+          lead = lagMs;
+        }
+        // Without the lead a read would reach the service a whole round trip late; with it, half at most.
+        expect(seenAt! - duration).toBeLessThanOrEqual(Math.max(5_000, duration / 40) + lagMs / 2);
+      }
+    }
   });
 });
 
