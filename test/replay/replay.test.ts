@@ -31,6 +31,8 @@ describe("recorded histories replay on today's workflow code", () => {
       expect.arrayContaining([
         'task-poll-only',
         'task-webhook',
+        'task-poll-grid',
+        'task-webhook-store',
         'task-checkpoints',
         'task-cancelled',
         'task-lost-create',

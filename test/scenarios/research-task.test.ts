@@ -36,7 +36,7 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
       ResearchCostUsd: 0.1,
     });
     expect(world.emulator.stats.snapshot().tasksCreated).toBe(1);
-    await recordHistory(handle, 'task-poll-only');
+    await recordHistory(handle, 'task-poll-grid');
   });
 
   it('needs far fewer polls when a verified webhook announces completion', async () => {
@@ -69,7 +69,7 @@ describeScenarios('researchTaskWorkflow: completion', researchSetup, (getEnv) =>
     expect(await handle.payloadsContain('Solar module prices')).toBe(true);
     expect(await handle.payloadsContain(secret!)).toBe(false);
     expect(await handle.payloadsContain(world.emulator.defaultApiKey)).toBe(false);
-    await recordHistory(handle, 'task-webhook');
+    await recordHistory(handle, 'task-webhook-store');
   });
 
   it('still sees a task whose webhook is lost, at the late fallback poll', async () => {
