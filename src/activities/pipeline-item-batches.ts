@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ItemRequest } from '../pipelines/render-item';
 import { FailureType } from '../domain/failures';
@@ -111,6 +112,9 @@ export async function runPipelineItems(
   if (done.size > 0) report();
   const todo = items.filter((item) => !done.has(item.key));
   if (todo.length > 0) await attempts.sending(todo.map((item) => item.key));
+  // Every call listens to the activity's cancellation signal.
+  const signal = activityContext()?.cancellationSignal;
+  if (signal && todo.length > 0) setMaxListeners(Math.max(10, todo.length * 2 + 10), signal);
   const retryLater: RetryLater[] = [];
   let cancellation: Error | undefined;
   await Promise.all(
