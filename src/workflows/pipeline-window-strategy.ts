@@ -199,9 +199,15 @@ export class WindowStrategy implements RunStrategy {
     return this.#batched;
   }
 
-  /** Sends items started together (`model.start`): one alone as its own activity, more as one batch. */
-  #launchGroup(items: PlannedItem[]): void {
-    const settle = (item: PlannedItem, outcome: ItemOutcome) => this.run.model.settle(item.key, outcome, Date.now());
+  /**
+   * Sends items started together (`model.start`): one alone as its own activity, more as one batch. Each
+   * item's call counts, when it may have been charged, at what the run reserved for it (for an item whose
+   * price the service does not bound, twice the dearest such item so far, not the plan's estimate).
+   */
+  #launchGroup(started: PlannedItem[]): void {
+    const { model } = this.run;
+    const items = started.map((item) => ({ ...item, reserveUsd: Math.max(item.reserveUsd, model.inFlight.get(item.key)?.reservedUsd ?? 0) }));
+    const settle = (item: PlannedItem, outcome: ItemOutcome) => model.settle(item.key, outcome, Date.now());
     if (items.length === 1) {
       const item = items[0]!;
       void this.#runItem(item, this.run.model.inFlight.get(item.key)?.attempts ?? 1, false).then((outcome) => {

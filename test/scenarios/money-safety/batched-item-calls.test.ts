@@ -6,6 +6,7 @@ import { LocalArtifactStore, type ArtifactData, type ArtifactStore } from '../..
 import type { ArtifactRef } from '../../../src/domain/artifacts';
 import { pipelineRunPrefix } from '../../../src/domain/ids';
 import type { PipelineItemRecord, PipelineRunResult } from '../../../src/domain/pipeline-types';
+import { cancelledRun } from '../../support/cancelled';
 import { describeScenarios } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
@@ -138,5 +139,37 @@ describeScenarios('money safety: Search items run in batches (one activity for s
       markers.map(async (ref) => (JSON.parse(Buffer.from(await world!.store.get(ref.key)).toString('utf8')) as { keys: string[] }).keys),
     );
     expect(batches.find((keys) => keys.includes('item-6'))?.length).toBeGreaterThan(1);
+  });
+
+  it('cancelling the run cancels the calls of its batches in flight and counts each of their items at its reserved price', async () => {
+    const env = getEnv();
+    // Every search is held 3 s before the service handles (and charges) it.
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, faults: { search: { latencyMs: 3_000 } } } });
+    const input = await pipelineInput(definition('batch-cancel'), world, { runKey: 'cancel' });
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/batch-cancel/cancel', args: [input] });
+    await env.waitUntil(() => (world!.emulator.stats.snapshot().injectedFaults.search?.latency ?? 0) >= 12, { description: 'every search to be in flight' });
+    await handle.cancel();
+    const state = await cancelledRun(handle);
+
+    // A call that ended before the cancel reached it completes; the others are cancelled (a batch's at once).
+    expect(state.counts.completed + state.counts.cancelled).toBe(12);
+    expect(state.counts.cancelled).toBeGreaterThanOrEqual(8);
+    const charged = world.emulator.accounts.chargeLog().reduce((sum, charge) => sum + charge.usd, 0);
+    expect(state.ledger.spentUsd).toBeGreaterThanOrEqual(charged - 1e-9);
+    const folder = pipelineRunPrefix('batch-cancel', 'cancel');
+    expect((await world.store.list(`${folder}/attempts/~batches`)).length).toBeGreaterThan(0);
+    const records = await Promise.all(
+      items.map(async (key) => JSON.parse(Buffer.from(await world!.store.get(`${folder}/items/${key}.json`)).toString('utf8')) as PipelineItemRecord),
+    );
+    // Each cancelled item counts its reserved price: its call was sent and may have been charged.
+    const cancelled = records.filter((record) => record.status === 'cancelled');
+    expect(cancelled).toHaveLength(state.counts.cancelled);
+    // Search prices are not bounded: the first item runs alone, the others reserve twice what it cost.
+    const first = records.find((record) => record.status === 'completed');
+    for (const record of cancelled) expect(record.costUsd).toBeCloseTo(2 * (first?.costUsd ?? 0), 6);
+    expect(state.ledger.spentUsd).toBeCloseTo(
+      records.reduce((sum, record) => sum + record.costUsd, 0),
+      6,
+    );
   });
 });
