@@ -130,7 +130,9 @@ export async function runPipelineItems(
           return;
         }
         const type = failureType(error);
-        if (error instanceof ApplicationFailure && !error.nonRetryable) {
+        // A failure another attempt may fix (a 5xx, a 429, or an unexpected error, which the item's own activity
+        // also notes as refused and retries): the batch tries the item again.
+        if (!(error instanceof ApplicationFailure) || !error.nonRetryable) {
           retryLater.push({ key, error, settled: true });
           return;
         }
