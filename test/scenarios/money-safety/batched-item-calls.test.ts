@@ -172,4 +172,30 @@ describeScenarios('money safety: Search items run in batches (one activity for s
       6,
     );
   });
+
+  it('a worker lost while a batch is in flight: the retry counts each item whose call was sent as possibly charged, and the ledger covers what the service charged', async () => {
+    const env = getEnv();
+    // Every search is held 2 s before the service handles (and charges) it, whether or not anyone still listens.
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100, faults: { search: { latencyMs: 2_000 } } } });
+    const input = await pipelineInput(definition('batch-lost'), world, { runKey: 'lost' });
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/batch-lost/lost', args: [input] });
+    // The first item runs alone (the price probe); then the others go in batches.
+    await env.waitUntil(() => (world!.emulator.stats.snapshot().injectedFaults.search?.latency ?? 0) >= 12, { description: 'every search to be in flight' });
+    await env.restartWorker();
+    const result = await handle.result();
+
+    expect(result.counts).toMatchObject({ completed: 12, failed: 0 });
+    const charged = world.emulator.accounts.chargeLog().reduce((sum, charge) => sum + charge.usd, 0);
+    expect(result.ledger.spentUsd).toBeGreaterThanOrEqual(charged - 1e-9);
+    const folder = pipelineRunPrefix('batch-lost', 'lost');
+    const records = await Promise.all(
+      items.map(async (key) => JSON.parse(Buffer.from(await world!.store.get(`${folder}/items/${key}.json`)).toString('utf8')) as PipelineItemRecord),
+    );
+    // The calls cut off by the restart were still handled (and charged) by the service, and sent again.
+    expect([...chargesPerItem(world).values()].filter((count) => count > 1).length).toBeGreaterThan(0);
+    // Every item the service charged twice says so in its record.
+    for (const [item, count] of chargesPerItem(world)) {
+      if (count > 1) expect(records.find((record) => record.key === item)?.possiblyChargedUsd).toBeGreaterThan(0);
+    }
+  });
 });
