@@ -57,6 +57,7 @@ describe("recorded histories replay on today's workflow code", () => {
         'pipeline-carries-item',
         'pipeline-adopts-item',
         'pipeline-search-budget',
+        'pipeline-batched-items',
       ]),
     );
   });

@@ -7,7 +7,7 @@ import type { ArtifactRef } from '../../../src/domain/artifacts';
 import { pipelineRunPrefix } from '../../../src/domain/ids';
 import type { PipelineItemRecord, PipelineRunResult } from '../../../src/domain/pipeline-types';
 import { cancelledRun } from '../../support/cancelled';
-import { describeScenarios } from '../../support/scenario-env';
+import { describeScenarios, recordHistory } from '../../support/scenario-env';
 import { pipelineInput } from '../pipeline-world';
 import { makeWorld, researchSetup, type ResearchWorld } from '../world';
 
@@ -100,6 +100,7 @@ describeScenarios('money safety: Search items run in batches (one activity for s
     const input = await pipelineInput(definition('batch-retry'), world, { runKey: 'retry' });
     const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/batch-retry/retry', args: [input] });
     const result = await handle.result();
+    await recordHistory(handle, 'pipeline-batched-items');
 
     expect(store.refused).toBeDefined();
     expect(result.counts).toMatchObject({ completed: 12, failed: 0 });
