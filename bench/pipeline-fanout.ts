@@ -33,6 +33,11 @@ export interface Figures {
   peakRssMb: number;
   /** RSS when this side started. */
   startRssMb: number;
+  /**
+   * With `node --expose-gc`: the main thread's heap in use and the process's RSS just after a full
+   * collection at this side's end (what is held, not garbage waiting for the collector).
+   */
+  afterGc?: { rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number };
 }
 
 /** The figures a script checks: `--json` prints this object last. */
@@ -85,7 +90,7 @@ async function measure(client: Client, workflowId: string, items: number, start:
   const startRss = process.memoryUsage().rss;
   let peakRss = startRss;
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
   }, 200);
   const cpu = process.cpuUsage();
   const started = Date.now();
@@ -93,6 +98,18 @@ async function measure(client: Client, workflowId: string, items: number, start:
   const seconds = (Date.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   clearInterval(sampler);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let afterGc: Figures['afterGc'];
+  if (gc) {
+    gc();
+    const memory = process.memoryUsage();
+    afterGc = {
+      rssMb: memory.rss / 1_048_576,
+      heapUsedMb: memory.heapUsed / 1_048_576,
+      heapTotalMb: memory.heapTotal / 1_048_576,
+      externalMb: memory.external / 1_048_576,
+    };
+  }
   const histories = await chainHistories(client, workflowId);
   return {
     seconds,
@@ -103,6 +120,7 @@ async function measure(client: Client, workflowId: string, items: number, start:
     cpuMsPerItem: (used.user + used.system) / 1000 / items,
     peakRssMb: peakRss / 1_048_576,
     startRssMb: startRss / 1_048_576,
+    ...(afterGc ? { afterGc } : {}),
   };
 }
 
@@ -196,6 +214,18 @@ export async function runFanoutBench(
             }),
           ),
         );
+      }
+      // The emulator shares the process: its books (one charge record per paid call) grow with the calls.
+      const charges = emulator.accounts.chargeLog();
+      log(`emulator books: ${charges.length} charge records (${(Buffer.byteLength(JSON.stringify(charges)) / 1_048_576).toFixed(1)} MB as JSON)`);
+      for (const [side, figures] of [
+        ['pipeline', pipeline],
+        ['bare loop', bare],
+      ] as const) {
+        if (figures?.afterGc)
+          log(
+            `${side}: after a full GC at its end, RSS ${figures.afterGc.rssMb.toFixed(0)} MB, main heap ${figures.afterGc.heapUsedMb.toFixed(0)} MB used of ${figures.afterGc.heapTotalMb.toFixed(0)}, external ${figures.afterGc.externalMb.toFixed(0)} MB (peak RSS ${figures.peakRssMb.toFixed(0)}, at start ${figures.startRssMb.toFixed(0)})`,
+          );
       }
       const loadAfter = (await import('node:os')).loadavg()[0]!;
       const summary: FanoutSummary | undefined =

@@ -29,6 +29,7 @@ const ACTIVITY_NAMES = [
   'recordPipelineItems',
   'recordPipelineStep',
   'runPipelineItem',
+  'runPipelineItems',
   'sinkPipelineItemRows',
   'sinkPipelineRows',
   'storeEndedResearchOutputs',

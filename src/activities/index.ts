@@ -8,6 +8,7 @@ import { pipelineBatchRecordActivities } from './pipeline-batch-record';
 import { pipelineOutputActivities } from './pipeline-outputs';
 import { pipelineSynthesisActivities } from './pipeline-synthesis';
 import { pipelineItemCallActivities } from './pipeline-item-calls';
+import { pipelineItemBatchActivities } from './pipeline-item-batches';
 import { pipelineRecordActivities } from './pipeline-items';
 import { pipelinePageActivities } from './pipeline-pages';
 import { pipelineStepActivities } from './pipeline-steps';
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...pipelinePageActivities(deps),
     ...pipelineStepActivities(deps),
     ...pipelineItemCallActivities(deps),
+    ...pipelineItemBatchActivities(deps),
     ...pipelineRecordActivities(deps),
     ...pipelineKeyActivities(),
     ...itemWorkflowActivities(),
@@ -75,6 +77,7 @@ export { itemRecordKey, itemResultKey, type PipelineRunRef, type RecordPipelineI
 export type { ReadPipelinePageInput } from './pipeline-pages';
 export { stepRecordKey, type PlanPipelineStepInput, type RecordPipelineStepInput } from './pipeline-steps';
 export type { RunPipelineItemInput } from './pipeline-item-calls';
+export type { RunPipelineItemsInput } from './pipeline-item-batches';
 export type { PipelineKeyCheck } from './pipeline-keys';
 export type { LookItemWorkflowInput, LookedItemWorkflow } from './item-workflows';
 export type { BatchRoundSource } from './pipeline-batch-rounds';

@@ -50,7 +50,7 @@ async function paidCall<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** USD rounded to the micro-dollar. */
-function roundMicros(usd: number): number {
+export function roundMicros(usd: number): number {
   return Math.round(usd * 1_000_000) / 1_000_000;
 }
 
@@ -69,6 +69,15 @@ function withEarlierCharges(error: unknown, usd: number): unknown {
   });
 }
 
+/**
+ * What `unknown` earlier attempts that sent an item's call and never reported back may have been
+ * charged, given that this attempt's call cost `costUsd`: each at the item's reservation, or at one and
+ * a half times this call's cost if that is more.
+ */
+export function lostAttemptsUsd(unknown: number, reserveUsd: number, costUsd: number): number {
+  return unknown > 0 ? roundMicros(unknown * Math.max(reserveUsd, costUsd * LOST_ATTEMPT_COST_FACTOR)) : 0;
+}
+
 /** Runs one Answer, Search or Contents item and stores its result; paid calls fail as typed failures (402 stops the run). */
 export async function runPipelineItem(
   { api, store }: Pick<ActivityDeps, 'api' | 'store'>,
@@ -80,7 +89,7 @@ export async function runPipelineItem(
   const attempts = await attemptLog(store, folder, key);
   const unknown = await attempts.unsettledEarlier();
   await attempts.sending();
-  let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
+  let stored: StoredCall;
   try {
     stored = await runPaidCall(api, request);
   } catch (error) {
@@ -98,8 +107,7 @@ export async function runPipelineItem(
   // Each such attempt counts at the item's reservation, or at one and a half times what this one cost if
   // that is more: an Answer's AI usage (priced by the service, not bounded by the spec) and a Search's
   // results vary between two calls of one request, and the ledger must not count less than was charged.
-  const perAttemptUsd = Math.max(reserveUsd ?? 0, stored.costUsd * LOST_ATTEMPT_COST_FACTOR);
-  const possiblyChargedUsd = unknown > 0 ? Math.round(unknown * perAttemptUsd * 1_000_000) / 1_000_000 : 0;
+  const possiblyChargedUsd = lostAttemptsUsd(unknown, reserveUsd ?? 0, stored.costUsd);
   if (unknown > 0)
     log.warn('an earlier attempt sent this paid call and never reported back: it may have been charged too', {
       key,
@@ -109,11 +117,27 @@ export async function runPipelineItem(
   return { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) };
 }
 
-async function runPaidCall(api: ResearchClient, request: ItemRequest): Promise<{ kind: string; output: unknown; sources?: unknown; costUsd: number }> {
-  let stored: { kind: string; output: unknown; sources?: unknown; costUsd: number };
+/** What an Answer, Search or Contents call returned, as its result file keeps it (with the item's key). */
+export interface StoredCall {
+  kind: string;
+  output: unknown;
+  sources?: unknown;
+  costUsd: number;
+}
+
+/**
+ * Sends an item's paid call and reads its answer; failures are typed (see `throwPaidCallFailure`).
+ * `progress` hears each streamed Answer event's running length (it heartbeats by default).
+ */
+export async function runPaidCall(
+  api: ResearchClient,
+  request: ItemRequest,
+  progress: (characters: number) => void = (characters) => heartbeat({ characters }),
+): Promise<StoredCall> {
+  let stored: StoredCall;
   switch (request.kind) {
     case 'answer':
-      stored = await answer(api, request.request);
+      stored = await answer(api, request.request, progress);
       break;
     case 'search': {
       const response = await paidCall(() => api.search(request.request, callOptions()));
@@ -132,7 +156,11 @@ async function runPaidCall(api: ResearchClient, request: ItemRequest): Promise<{
   return stored;
 }
 
-async function answer(api: ResearchClient, request: AnswerRequest): Promise<{ kind: string; output: unknown; sources: unknown[]; costUsd: number }> {
+async function answer(
+  api: ResearchClient,
+  request: AnswerRequest,
+  progress: (characters: number) => void,
+): Promise<{ kind: string; output: unknown; sources: unknown[]; costUsd: number }> {
   let text = '';
   let costUsd = 0;
   const sources: unknown[] = [];
@@ -141,7 +169,7 @@ async function answer(api: ResearchClient, request: AnswerRequest): Promise<{ ki
       if (event.type === 'content') text += event.delta;
       else if (event.type === 'search_results') sources.push(...event.searchResults.map((result) => ({ title: result.title, url: result.url })));
       else if (event.type === 'metadata') costUsd = event.metadata.cost.total_deduction_dollars;
-      heartbeat({ characters: text.length });
+      progress(text.length);
     }
   } catch (error) {
     throwPaidCallFailure(error);
@@ -162,5 +190,5 @@ export function pipelineItemCallActivities(deps: ActivityDeps) {
   return { runPipelineItem: (input: RunPipelineItemInput) => runPipelineItem(deps, input) };
 }
 
-const isCancellation = (error: unknown): boolean => error instanceof CancelledFailure || (error instanceof Error && error.name === 'AbortError');
-const failureType = (error: unknown): string | undefined => (error instanceof ApplicationFailure ? (error.type ?? undefined) : undefined);
+export const isCancellation = (error: unknown): boolean => error instanceof CancelledFailure || (error instanceof Error && error.name === 'AbortError');
+export const failureType = (error: unknown): string | undefined => (error instanceof ApplicationFailure ? (error.type ?? undefined) : undefined);

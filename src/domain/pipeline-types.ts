@@ -157,6 +157,26 @@ export interface PipelineItemOutcome {
   possiblyChargedUsd?: number;
 }
 
+/**
+ * How one item of a `runPipelineItems` batch ended: its call completed (and its result is stored), or
+ * it failed for good in this activity (the run may retry it in another).
+ */
+export type PipelineBatchEntry =
+  | { key: string; status: 'completed'; outcome: PipelineItemOutcome }
+  | {
+      key: string;
+      status: 'failed';
+      error: string;
+      failureType?: string;
+      /** What earlier attempts of this activity that sent the item's call and never reported back may have been charged. */
+      earlierPossiblyChargedUsd?: number;
+    };
+
+/** `runPipelineItems` result: one entry per item, in the order the items were given. */
+export interface PipelineBatchOutcome {
+  items: PipelineBatchEntry[];
+}
+
 /** `planPipelineStep` result: what the next step of a `steps:` item does. */
 export type StepPlan =
   /** An earlier attempt or execution completed (or skipped) the step: its record stands, nothing is paid again. */

@@ -44,6 +44,14 @@ const summaries: Record<string, (input: unknown) => string> = {
   lookItemWorkflow: (input) => `look at adopted item workflow ${text(input, 'workflowId') ?? '?'}`,
   readPipelinePage: (input) => `read up to ${text(input, 'limit') ?? 'a page of'} items of ${text(field(input, 'definition'), 'name') ?? 'the pipeline'}`,
   runPipelineItem: (input) => `${text(field(input, 'request'), 'kind') ?? 'run'} for item ${text(input, 'key') ?? '?'}`,
+  runPipelineItems: (input) => {
+    const items = field(input, 'items');
+    const list = Array.isArray(items) ? items : [];
+    const first = text(list[0], 'key') ?? '?';
+    const last = text(list[list.length - 1], 'key') ?? '?';
+    const kind = text(field(list[0], 'request'), 'kind') ?? 'run';
+    return list.length > 1 ? `${kind} for ${list.length} items (${first} … ${last})` : `${kind} for item ${first}`;
+  },
   recordPipelineItems: (input) => `record ${count(field(input, 'records')) ?? 'the'} finished items`,
   // The receiver's host only: a URL's path or query may carry a token.
   notifyRun: (input) =>

@@ -3,7 +3,7 @@ import { failureMessage, failureType } from './failure-info';
 import { FailureType } from '../domain/failures';
 import type { ItemSettledReport } from '../domain/pipeline-types';
 import type { ItemOutcome } from './pipeline-run-model';
-import type { PipelineItemOutcome } from '../domain/pipeline-types';
+import type { PipelineBatchEntry, PipelineItemOutcome } from '../domain/pipeline-types';
 import type { ResearchTaskResult } from '../domain/research-types';
 
 // How each way an item can end becomes the outcome the run records: plain data in, plain data out, so
@@ -108,4 +108,49 @@ function earlierPossiblyCharged(error: unknown): number {
 function failureDetails(error: unknown): unknown {
   const cause = (error as { cause?: { details?: unknown[] } } | undefined)?.cause;
   return Array.isArray(cause?.details) ? cause.details[0] : undefined;
+}
+
+/**
+ * One item of a `runPipelineItems` batch that returned, as the run records it: the same money as the
+ * item's own activity would count (see `itemCallOutcome` and `failedItemCallOutcome`). An item the batch
+ * did not report on (it never should) counts its reserved price.
+ */
+export function batchEntryOutcome(entry: PipelineBatchEntry | undefined, reserveUsd: number): ItemOutcome {
+  if (!entry) {
+    return {
+      status: 'failed',
+      costUsd: reserveUsd,
+      ...(reserveUsd > 0 ? { possiblyChargedUsd: reserveUsd } : {}),
+      error: 'its batch reported no outcome for this item: its reserved price is counted (it may have been charged)',
+    };
+  }
+  if (entry.status === 'completed') return itemCallOutcome(entry.outcome);
+  if (entry.failureType === FailureType.CreditsExhausted) return { status: 'credits_exhausted' };
+  const costUsd = roundUsd((entry.failureType === FailureType.PossiblyCharged ? reserveUsd : 0) + (entry.earlierPossiblyChargedUsd ?? 0));
+  return {
+    status: 'failed',
+    costUsd,
+    ...(costUsd > 0 ? { possiblyChargedUsd: costUsd } : {}),
+    error: entry.error,
+    ...(entry.failureType ? { failureType: entry.failureType } : {}),
+  };
+}
+
+/**
+ * A `runPipelineItems` batch that failed as a whole (its attempts spent, or timed out): items its last
+ * heartbeat reported as ended keep their outcome; every other item fails as its own activity would have.
+ */
+export function failedBatchOutcomes(error: unknown, items: Array<{ key: string; reserveUsd: number }>): ItemOutcome[] {
+  const details = (error as { cause?: { lastHeartbeatDetails?: unknown } } | undefined)?.cause?.lastHeartbeatDetails;
+  const done = (details as { done?: unknown } | null | undefined)?.done;
+  const ended = new Map((Array.isArray(done) ? (done as PipelineBatchEntry[]) : []).map((entry) => [entry.key, entry]));
+  return items.map(({ key, reserveUsd }) => {
+    const entry = ended.get(key);
+    return entry ? batchEntryOutcome(entry, reserveUsd) : failedItemCallOutcome(error, reserveUsd);
+  });
+}
+
+/** USD rounded to the micro-dollar, as the ledger keeps it. */
+function roundUsd(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
 }

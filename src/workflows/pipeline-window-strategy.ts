@@ -18,11 +18,14 @@ import { failureMessage, failureType } from './failure-info';
 import { itemDetails, itemSummary } from './pipeline-child-summaries';
 import { itemAdoptedSignal } from './pipeline-definitions';
 import type { ItemSettledReport } from '../domain/pipeline-types';
+import { batchableKind, BatchGroup, itemBatchSize } from './pipeline-item-batch';
 import {
   adoptedOutcome,
   alreadyRanOutcome,
+  batchEntryOutcome,
   cancelledItemCallOutcome,
   childOutcome,
+  failedBatchOutcomes,
   failedChildOutcome,
   failedItemCallOutcome,
   itemCallOutcome,
@@ -44,6 +47,8 @@ const CARRY_STEPS = 'carry-steps-items-across-continue-as-new';
 const RECHECK_DRAINED = 'recheck-drained-before-continue-as-new';
 /** Item records are written beside the window (the run does not wait for each write before starting more items). */
 const BACKGROUND_RECORDS = 'background-record-writes';
+/** Answer, Search and Contents items started together share one activity (`runPipelineItems`). */
+const BATCHED_ITEM_CALLS = 'batched-item-calls';
 /** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
 export const ADOPTED_ITEM_LOOK_MS = 30 * 60_000;
 
@@ -120,12 +125,35 @@ export class WindowStrategy implements RunStrategy {
       run.changed = false;
       if (model.needsPage && !model.stopping) await this.#readPage();
       let decision = model.decide(Date.now());
+      // Answer, Search and Contents items started together share one activity (see itemBatchSize).
+      let group: BatchGroup | undefined;
       while (decision.kind !== 'wait') {
         if (decision.kind === 'reuse') model.reuse(decision.item);
         else if (decision.kind === 'refuse') model.refuse(decision.item, Date.now());
-        else this.#launch(decision.item);
+        else {
+          const { item } = decision;
+          const kind = batchableKind(item);
+          const size = itemBatchSize({ concurrency: run.definition.concurrency, ratePerSecond: run.definition.start_rate_per_second, kind });
+          if (kind && size > 1 && this.#batching()) {
+            const bytes = JSON.stringify(item.request).length;
+            if (group && !group.add(item, bytes)) {
+              this.#launchGroup(group.items);
+              group = undefined;
+            }
+            if (!group) {
+              group = new BatchGroup(kind, size);
+              group.add(item, bytes);
+            }
+            model.start(item, Date.now());
+            if (group.full) {
+              this.#launchGroup(group.items);
+              group = undefined;
+            }
+          } else this.#launch(item);
+        }
         decision = model.decide(Date.now());
       }
+      if (group) this.#launchGroup(group.items);
       if (decision.reason === 'no_items' && model.needsPage && !model.stopping) continue;
       model.showWait(decision);
       run.publish();
@@ -188,6 +216,57 @@ export class WindowStrategy implements RunStrategy {
       // the run stops starting, lets what runs finish, writes its outputs and fails saying why.
       if (isCancellation(error)) throw error;
       model.inputFailed(`the input could not be read further: ${failureMessage(error)}`);
+    }
+  }
+
+  /** Whether this execution sends Answer, Search and Contents items in batches (histories recorded before send one activity per item). */
+  #batched?: boolean;
+
+  #batching(): boolean {
+    this.#batched ??= patched(BATCHED_ITEM_CALLS);
+    return this.#batched;
+  }
+
+  /**
+   * Sends items started together (`model.start`): one alone as its own activity, more as one batch. Each
+   * item's call counts, when it may have been charged, at what the run reserved for it (for an item whose
+   * price the service does not bound, twice the dearest such item so far, not the plan's estimate).
+   */
+  #launchGroup(started: PlannedItem[]): void {
+    const { model } = this.run;
+    const items = started.map((item) => ({ ...item, reserveUsd: Math.max(item.reserveUsd, model.inFlight.get(item.key)?.reservedUsd ?? 0) }));
+    const settle = (item: PlannedItem, outcome: ItemOutcome) => model.settle(item.key, outcome, Date.now());
+    if (items.length === 1) {
+      const item = items[0]!;
+      void this.#runItem(item, this.run.model.inFlight.get(item.key)?.attempts ?? 1, false).then((outcome) => {
+        settle(item, outcome);
+        this.run.wake();
+      });
+      return;
+    }
+    void this.#runBatch(items).then((outcomes) => {
+      items.forEach((item, index) => settle(item, outcomes[index]!));
+      this.run.wake();
+    });
+  }
+
+  /** Runs a batch of started Answer, Search or Contents items to one outcome each (in order); never throws. */
+  async #runBatch(items: PlannedItem[]): Promise<ItemOutcome[]> {
+    try {
+      const outcome = await itemCalls.runPipelineItems({
+        prefix: this.run.prefix,
+        items: items.map((item) => ({ key: item.key, request: item.request as ItemRequest, reserveUsd: item.reserveUsd })),
+      });
+      return items.map((item, index) => {
+        const entry = outcome.items[index];
+        return batchEntryOutcome(entry?.key === item.key ? entry : outcome.items.find((other) => other.key === item.key), item.reserveUsd);
+      });
+    } catch (error) {
+      if (isCancellation(error)) return items.map((item) => cancelledItemCallOutcome(item.reserveUsd));
+      return failedBatchOutcomes(
+        error,
+        items.map((item) => ({ key: item.key, reserveUsd: item.reserveUsd })),
+      );
     }
   }
 

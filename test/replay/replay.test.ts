@@ -58,6 +58,7 @@ describe("recorded histories replay on today's workflow code", () => {
         'pipeline-sql-sink-rows',
         'pipeline-carries-steps-item',
         'pipeline-adopts-steps-item',
+        'pipeline-batched-items',
       ]),
     );
   });

@@ -47,7 +47,7 @@ describe('workflow activity proxies', () => {
 
   // A paid call that waits on a slow answer must heartbeat, or a worker that dies mid-call is noticed only
   // at the attempt's timeout and the retry (which may pay again) comes late or beside a call still running.
-  it('send every paid call (task create, item call, batch add) through a preset that heartbeats', async () => {
+  it('send every paid call (task create, item call, item batch, batch add) through a preset that heartbeats', async () => {
     const sources = await workflowSources();
     const proxies = new Map(
       [...sources.find(([file]) => file === 'activity-proxies.ts')![1].matchAll(/export const (\w+) = proxyActivities<\w+>\((\w+)\)/g)].map((match) => [
@@ -56,13 +56,15 @@ describe('workflow activity proxies', () => {
       ]),
     );
     const paid = sources.flatMap(([file, text]) =>
-      [...text.matchAll(/\b(\w+)\.(createResearchTask|runPipelineItem|addResearchBatchTasks)\(/g)].map((match) => ({
+      [...text.matchAll(/\b(\w+)\.(createResearchTask|runPipelineItems?|addResearchBatchTasks)\(/g)].map((match) => ({
         file,
         proxy: match[1]!,
         activity: match[2]!,
       })),
     );
-    expect(new Set(paid.map(({ activity }) => activity))).toEqual(new Set(['createResearchTask', 'runPipelineItem', 'addResearchBatchTasks']));
+    expect(new Set(paid.map(({ activity }) => activity))).toEqual(
+      new Set(['createResearchTask', 'runPipelineItem', 'runPipelineItems', 'addResearchBatchTasks']),
+    );
     for (const call of paid) {
       const preset = proxies.get(call.proxy);
       expect({ ...call, preset, heartbeats: preset !== undefined && ACTIVITY_OPTION_PRESETS[preset]?.heartbeatTimeout !== undefined }).toEqual({

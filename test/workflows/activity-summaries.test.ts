@@ -22,6 +22,15 @@ describe('activity summaries', () => {
       'add 37 tasks to batch_1',
     );
     expect(activitySummary('runPipelineItem', { key: 'acme', request: { kind: 'answer' } })).toBe('answer for item acme');
+    expect(
+      activitySummary('runPipelineItems', {
+        items: [
+          { key: 'acme', request: { kind: 'search' } },
+          { key: 'globex', request: { kind: 'search' } },
+          { key: 'initech', request: { kind: 'search' } },
+        ],
+      }),
+    ).toBe('search for 3 items (acme … initech)');
     expect(activitySummary('preparePipelineBatch', { round: 1, budgetLeftUsd: 2.5 })).toBe('prepare service batch 2 within 2.5 USD');
     const long = activitySummary('createResearchTask', { request: { query: 'x'.repeat(500) } })!;
     expect(long.length).toBeLessThanOrEqual(120);

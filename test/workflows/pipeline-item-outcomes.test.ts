@@ -1,11 +1,13 @@
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import type { ArtifactRef, StoredOutputs } from '../../src/domain/artifacts';
 import { FailureType } from '../../src/domain/failures';
 import {
   adoptedOutcome,
   alreadyRanOutcome,
+  batchEntryOutcome,
   cancelledItemCallOutcome,
   childOutcome,
+  failedBatchOutcomes,
   failedChildOutcome,
   failedItemCallOutcome,
   itemCallOutcome,
@@ -146,5 +148,54 @@ describe('what a pipeline run records of an Answer, Search or Contents call', ()
       costUsd: 0.1,
       possiblyChargedUsd: 0.1,
     });
+  });
+});
+
+describe('outcomes of items run in one batch (runPipelineItems)', () => {
+  const result = ref('results/acme.json');
+
+  it('counts each item as its own activity would: a completion with what earlier lost attempts may have been charged', () => {
+    expect(batchEntryOutcome({ key: 'acme', status: 'completed', outcome: { costUsd: 0.01, result, possiblyChargedUsd: 0.02 } }, 0.05)).toEqual(
+      itemCallOutcome({ costUsd: 0.01, result, possiblyChargedUsd: 0.02 }),
+    );
+  });
+
+  it('counts a lost answer at the reserved price plus earlier lost attempts, a refusal as free, a 402 as a wait for credits', () => {
+    expect(
+      batchEntryOutcome({ key: 'a', status: 'failed', error: 'lost', failureType: FailureType.PossiblyCharged, earlierPossiblyChargedUsd: 0.5 }, 0.25),
+    ).toEqual({ status: 'failed', costUsd: 0.75, possiblyChargedUsd: 0.75, error: 'lost', failureType: FailureType.PossiblyCharged });
+    expect(batchEntryOutcome({ key: 'a', status: 'failed', error: 'bad', failureType: FailureType.InvalidRequest }, 0.25)).toEqual({
+      status: 'failed',
+      costUsd: 0,
+      error: 'bad',
+      failureType: FailureType.InvalidRequest,
+    });
+    expect(batchEntryOutcome({ key: 'a', status: 'failed', error: '402', failureType: FailureType.CreditsExhausted }, 0.25)).toEqual({
+      status: 'credits_exhausted',
+    });
+  });
+
+  it('counts an item the batch did not report on at its reserved price', () => {
+    expect(batchEntryOutcome(undefined, 0.05)).toMatchObject({ status: 'failed', costUsd: 0.05, possiblyChargedUsd: 0.05 });
+  });
+
+  it('keeps the items a failed batch reported as ended in its last heartbeat; the others fail as their own activity would', () => {
+    const timedOut = new ActivityFailure(
+      'activity failed',
+      'runPipelineItems',
+      '1',
+      RetryState.MAXIMUM_ATTEMPTS_REACHED,
+      undefined,
+      new TimeoutFailure('heartbeat', { done: [{ key: 'acme', status: 'completed', outcome: { costUsd: 0.01, result } }] }, TimeoutType.HEARTBEAT),
+    );
+    const outcomes = failedBatchOutcomes(timedOut, [
+      { key: 'acme', reserveUsd: 0.05 },
+      { key: 'globex', reserveUsd: 0.05 },
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'completed', costUsd: 0.01, result });
+    expect(outcomes[1]).toEqual(failedItemCallOutcome(timedOut, 0.05));
+    expect(failedBatchOutcomes(callFailure(FailureType.PossiblyCharged), [{ key: 'acme', reserveUsd: 0.05 }])).toEqual([
+      failedItemCallOutcome(callFailure(FailureType.PossiblyCharged), 0.05),
+    ]);
   });
 });
