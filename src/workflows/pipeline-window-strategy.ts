@@ -338,11 +338,14 @@ export class WindowStrategy implements RunStrategy {
         this.#reports.delete(item.key);
       }
     }
+    // A call that may have been charged counts at what the run reserved for it: for an item whose price
+    // the service does not bound, that is twice the dearest such item so far, not the plan's estimate (0).
+    const reserveUsd = Math.max(item.reserveUsd, run.model.inFlight.get(item.key)?.reservedUsd ?? 0);
     try {
-      return itemCallOutcome(await itemCalls.runPipelineItem({ key: item.key, request, prefix: run.prefix, reserveUsd: item.reserveUsd }));
+      return itemCallOutcome(await itemCalls.runPipelineItem({ key: item.key, request, prefix: run.prefix, reserveUsd }));
     } catch (error) {
-      if (isCancellation(error)) return cancelledItemCallOutcome(item.reserveUsd);
-      return failedItemCallOutcome(error, item.reserveUsd);
+      if (isCancellation(error)) return cancelledItemCallOutcome(reserveUsd);
+      return failedItemCallOutcome(error, reserveUsd);
     }
   }
 
