@@ -16,7 +16,7 @@ import { loadPipelineDefinition } from './pipelines';
 import { startPipeline } from './runs/start';
 import { openTemporalServer, type TemporalServer } from './temporal/server';
 import { pipelineRunStateQuery, researchTaskStateQuery, respondToCheckpointUpdate } from './workflows/definitions';
-import { currentItemWorkflowId } from './runs/control';
+import { itemTaskWorkflowId } from './runs/control';
 import type { PipelineRunResult, PipelineRunState } from './domain/pipeline-types';
 import { POLL_PROFILES, RECONCILE_DELAYS_MS } from './workflows/polling';
 import type { CheckpointResponse } from './api/schemas';
@@ -247,8 +247,9 @@ async function startDevCodecServer(keyring: CodecKeyring | undefined, log: (line
 /** Approves every checkpoint the run's items wait at (each once), the way an analyst would in the UI. */
 async function answerCheckpoints(client: Client, state: PipelineRunState, answered: DevResult['answered'], say: (line: string) => void): Promise<void> {
   for (const item of state.waiting.checkpoint) {
-    const task = client.workflow.getHandle(await currentItemWorkflowId(client, state.pipeline, state.runKey, item));
     try {
+      // A `steps:` item waits in the task of the step it is at.
+      const task = client.workflow.getHandle(await itemTaskWorkflowId(client, state.pipeline, state.runKey, item, 'respond'));
       const interaction = (await task.query(researchTaskStateQuery)).interaction;
       if (!interaction || answered.some((entry) => entry.interactionId === interaction.interaction_id)) continue;
       const response: CheckpointResponse =

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import type { z } from 'zod';
 import { budgetRaise, checkMessage, checkpointAnswer, pipelineControlNote } from '../domain/messages';
 import { ITEM_KEY_PATTERN, ParameterError, resolveParameters } from '../pipelines';
-import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, runProgress } from '../runs/control';
-import { itemSteps } from '../runs/item-steps';
+import { answerItemCheckpoint, cancelRun, currentItemWorkflowId, itemTaskWorkflowId, runProgress } from '../runs/control';
+import { ItemStepTaskError, itemSteps } from '../runs/item-steps';
 import { RunKeyConflictError, RunKeyError, startPipeline } from '../runs/start';
 import {
   pausePipelineSignal,
@@ -176,7 +176,19 @@ export async function startRunCommand(
 /** Options of the commands that act on a run or one of its items. */
 export interface RunRefOptions {
   item?: string;
+  /** A `steps:` item's step whose research task to act on (default: the one running now). */
+  step?: string;
   json?: boolean;
+}
+
+/** `--step` names a step of an item: it needs `--item`. */
+function checkStepOption(command: string, options: RunRefOptions): void {
+  if (options.step !== undefined && !options.item) throw new UsageError(`${command}: --step <id> needs --item <key> (the item whose step it is)`);
+}
+
+/** An item with no task to act on (a `steps:` item at a call step, say): the command's failure, with where the item is. */
+function noTaskFailure(command: string, io: CommandIo, options: RunRefOptions, error: ItemStepTaskError): number {
+  return printFailure(io, options, { kind: 'refused', message: `${command}: ${error.message}` });
 }
 
 function itemId(client: Client, ref: string, item: string): Promise<string> {
@@ -269,17 +281,29 @@ export async function statusCommand(ref: string, options: RunRefOptions, io: Com
   });
 }
 
-/** `rp cancel <run> [--item key]`: cancels the run (children stop, what finished is kept and written out) or one item's task. */
+/**
+ * `rp cancel <run> [--item key [--step id]]`: cancels the run (children stop, what finished is kept and
+ * written out) or one item's task (a `steps:` item's: the step task running now, or `--step`'s).
+ */
 export async function cancelCommand(ref: string, options: RunRefOptions, io: CommandIo, open: TemporalOpener = openConfiguredTemporal): Promise<number> {
+  checkStepOption('cancel', options);
   return withTemporal(open, async (client) => {
     const run = parseRunRef(ref);
-    const id = await cancelRun(client, run.pipeline, run.runKey, options.item);
-    io.stdout(options.json ? json({ cancelled: id }) : `cancel requested: ${id}\n`);
-    return 0;
+    try {
+      const id = await cancelRun(client, run.pipeline, run.runKey, options.item, options.step);
+      io.stdout(options.json ? json({ cancelled: id }) : `cancel requested: ${id}\n`);
+      return 0;
+    } catch (error) {
+      if (error instanceof ItemStepTaskError) return noTaskFailure('cancel', io, options, error);
+      throw error;
+    }
   });
 }
 
-/** `rp pause <run>` and `rp resume <run> [--item key]`: stop or restart item starts (resume also answers a 402 wait). */
+/**
+ * `rp pause <run>` and `rp resume <run> [--item key [--step id]]`: stop or restart item starts (resume
+ * also answers a 402 wait); with `--item`, resumes that item's task (a `steps:` item's running step task).
+ */
 export async function pauseResumeCommand(
   action: 'pause' | 'resume',
   ref: string,
@@ -287,11 +311,19 @@ export async function pauseResumeCommand(
   io: CommandIo,
   open: TemporalOpener = openConfiguredTemporal,
 ): Promise<number> {
+  checkStepOption(action, options);
   const payload = options.reason ? (checkArguments(action, pipelineControlNote, { reason: options.reason }, { reason: '--reason' }) ?? undefined) : undefined;
   return withTemporal(open, async (client) => {
     if (options.item) {
       if (action === 'pause') throw new UsageError('pause: --item is not supported (a research task cannot be paused; cancel it, or pause the run)');
-      const workflowId = await itemId(client, ref, options.item);
+      const run = parseRunRef(ref);
+      let workflowId: string;
+      try {
+        workflowId = await itemTaskWorkflowId(client, run.pipeline, run.runKey, options.item, 'resume', options.step);
+      } catch (error) {
+        if (error instanceof ItemStepTaskError) return noTaskFailure(action, io, options, error);
+        throw error;
+      }
       await client.workflow.getHandle(workflowId).signal(resumeSignal);
       printResult(io, options, { [action]: true, workflowId }, `${action} sent\n`);
     } else {
@@ -303,7 +335,10 @@ export async function pauseResumeCommand(
   });
 }
 
-/** `rp respond <run> --item key --interaction id --response json`: answers an item's checkpoint (checked by the workflow first). */
+/**
+ * `rp respond <run> --item key [--step id] --interaction id --response json`: answers an item's checkpoint
+ * (checked by the workflow first); a `steps:` item's is its running step task's (or `--step`'s).
+ */
 export async function respondCommand(
   ref: string,
   options: RunRefOptions & { interaction?: string; response?: string },
@@ -328,10 +363,11 @@ export async function respondCommand(
   return withTemporal(open, async (client) => {
     try {
       const run = parseRunRef(ref);
-      const answer = await answerItemCheckpoint(client, run.pipeline, run.runKey, options.item!, checked as CheckpointAnswer);
+      const answer = await answerItemCheckpoint(client, run.pipeline, run.runKey, options.item!, checked as CheckpointAnswer, options.step);
       io.stdout(options.json ? json(answer) : `answer accepted for interaction ${answer.interactionId}\n`);
       return 0;
     } catch (error) {
+      if (error instanceof ItemStepTaskError) return noTaskFailure('respond', io, options, error);
       return printFailure(io, options, {
         kind: 'refused',
         message: `respond: refused: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}`,
@@ -402,7 +438,8 @@ export function addRunCommands(program: Command, io: CommandIo, done: (code: num
     .command('cancel')
     .description('cancel a run (children stop, finished items are kept and written out) or one item')
     .argument('<run>', '<pipeline>/<run key>')
-    .option('--item <key>', "cancel one item's research task only")
+    .option('--item <key>', "cancel one item's research task only (a steps: item's: the step task running now)")
+    .option('--step <id>', "with --item: the steps: item's step whose task to cancel")
     .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions) => done(await cancelCommand(ref, options, io)));
   program
@@ -416,7 +453,8 @@ export function addRunCommands(program: Command, io: CommandIo, done: (code: num
     .command('resume')
     .description('start items again (after a pause, or after a 402 once credits are topped up); --item resumes one task')
     .argument('<run>', '<pipeline>/<run key>')
-    .option('--item <key>', "resume one item's research task")
+    .option('--item <key>', "resume one item's research task (a steps: item's: the step task running now)")
+    .option('--step <id>', "with --item: the steps: item's step whose task to resume")
     .option('--reason <text>', 'why')
     .option('--json', 'print JSON')
     .action(async (ref: string, options: RunRefOptions & { reason?: string }) => done(await pauseResumeCommand('resume', ref, options, io)));
@@ -425,6 +463,7 @@ export function addRunCommands(program: Command, io: CommandIo, done: (code: num
     .description('answer the checkpoint of an item')
     .argument('<run>', '<pipeline>/<run key>')
     .option('--item <key>', 'the item')
+    .option('--step <id>', "a steps: item's step whose task to answer (default: the one running now)")
     .option('--interaction <id>', "the checkpoint's interaction id")
     .option('--response <json>', 'the answer, e.g. {"approved": true}')
     .option('--json', 'print JSON')

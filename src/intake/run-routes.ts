@@ -5,8 +5,10 @@ import { checkpointAnswer } from '../domain/messages';
 import { ITEM_KEY_PATTERN, ITEM_KEY_RULE } from '../pipelines/item-keys';
 import { MAX_NOTIFY_URLS, notifyUrl } from '../pipelines/delivery-schema';
 import { parameterValue } from '../pipelines/parameter-schema';
+import { stepId } from '../pipelines/step-schema';
 import { ParameterError } from '../pipelines/parameters';
 import { answerItemCheckpoint, cancelRun, runProgress } from '../runs/control';
+import { ItemStepTaskError } from '../runs/item-steps';
 import { RunKeyConflictError, startPipeline } from '../runs/start';
 import { bearerAuthenticator } from './auth';
 import { callTemporal, errorBody, IntakeError } from './errors';
@@ -60,7 +62,17 @@ const runLinks = z
   .meta({ id: 'RunStarted' });
 
 // The workflow's own envelope, with no fields beside it: the item's workflow checks the response's shape.
-const checkpointBody = checkpointAnswer.strict().meta({ id: 'CheckpointAnswer' });
+// `step` (not sent to the workflow) picks a `steps:` item's step; by default the step whose task runs now.
+const checkpointBody = checkpointAnswer
+  .extend({ step: stepId.describe("a steps: item's step whose research task to answer (default: the one running now)").optional() })
+  .strict()
+  .meta({ id: 'CheckpointAnswer' });
+
+/** An item with no task to act on (a `steps:` item at a call step, say): 409, with where the item is. */
+function noStepTask(error: unknown): never {
+  if (error instanceof ItemStepTaskError) throw new IntakeError(409, error.message, 'no_step_task');
+  throw error;
+}
 
 const runState = z
   .looseObject({
@@ -179,16 +191,24 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
         security,
         params: runParams,
         headers: auth,
-        body: z.strictObject({ item: key("cancel only this item's research task").optional() }).optional(),
-        response: { 202: z.object({ cancelRequested: z.string().describe('the workflow id') }), ...errors },
+        body: z
+          .strictObject({
+            item: key("cancel only this item's research task (a steps: item's: the step task running now)").optional(),
+            step: stepId.describe("with item: the steps: item's step whose research task to cancel").optional(),
+          })
+          .optional(),
+        response: { 202: z.object({ cancelRequested: z.string().describe('the workflow id') }), 409: errorBody, ...errors },
       },
     },
     async (request, reply) => {
       const { pipeline, runKey } = request.params;
       const item = request.body?.item;
+      const step = request.body?.step;
+      if (step !== undefined && item === undefined)
+        throw new IntakeError(422, 'invalid request: step: give item too (the item whose step it is)', 'invalid_request');
       const workflowId = await callTemporal(client, timeoutMs, `no run ${pipeline}/${runKey}${item ? ` item ${item}` : ''}`, () =>
-        cancelRun(client, pipeline, runKey, item),
-      );
+        cancelRun(client, pipeline, runKey, item, step),
+      ).catch(noStepTask);
       return reply.status(202).send({ cancelRequested: workflowId });
     },
   );
@@ -210,12 +230,19 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteOptions> = async (app, opt
       const { pipeline, runKey, item } = request.params;
       try {
         return await callTemporal(client, timeoutMs, `no item ${item} in run ${pipeline}/${runKey}`, () =>
-          answerItemCheckpoint(client, pipeline, runKey, item, { interactionId: request.body.interactionId, response: request.body.response as never }),
+          answerItemCheckpoint(
+            client,
+            pipeline,
+            runKey,
+            item,
+            { interactionId: request.body.interactionId, response: request.body.response as never },
+            request.body.step,
+          ),
         );
       } catch (error) {
         if (error instanceof WorkflowUpdateFailedError)
           throw new IntakeError(409, `answer refused: ${error.cause?.message ?? error.message}`, 'answer_refused');
-        throw error;
+        return noStepTask(error);
       }
     },
   );

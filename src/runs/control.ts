@@ -4,6 +4,7 @@ import { pipelineRunStateQuery, respondToCheckpointUpdate } from '../workflows/d
 import { pipelineItemGenerationId, pipelineItemWorkflowId, pipelineRunWorkflowId } from '../domain/ids';
 import type { PipelineRunState } from '../domain/pipeline-types';
 import type { CheckpointAnswer } from '../workflows/types';
+import { ItemStepTaskError, itemSteps, stepTaskOf, type StepAction } from './item-steps';
 
 /** A run's progress and the items whose research task waits at a checkpoint (undefined where visibility cannot tell). */
 export type RunProgress = PipelineRunState & { waitingOnCheckpoint: string[] | undefined };
@@ -48,20 +49,52 @@ export async function currentItemWorkflowId(client: Client, pipeline: string, ru
   return current;
 }
 
-/** Cancels a run (children stop, finished items are kept and written out) or, with `item`, that item's task; returns the workflow id. */
-export async function cancelRun(client: Client, pipeline: string, runKey: string, item?: string): Promise<string> {
-  const workflowId = item ? await currentItemWorkflowId(client, pipeline, runKey, item) : pipelineRunWorkflowId(pipeline, runKey);
+/**
+ * The research task workflow an operator's `action` on an item reaches. A one-step run's item has its own
+ * (see {@link currentItemWorkflowId}); a `steps:` item has one per DeepResearch or service-workflow step:
+ * the step `stepId` names, else the one running now (newest generation, as `rp status --item` finds it).
+ * Throws `ItemStepTaskError` saying where the item is when it has no such task.
+ */
+export async function itemTaskWorkflowId(client: Client, pipeline: string, runKey: string, item: string, action: StepAction, stepId?: string): Promise<string> {
+  // A run gone from the server (or not answering) cannot list steps: the item's own workflow is looked for, as before steps existed.
+  const state = await client.workflow
+    .getHandle(pipelineRunWorkflowId(pipeline, runKey))
+    .query(pipelineRunStateQuery)
+    .catch(() => undefined);
+  if (state?.steps) {
+    const views = await itemSteps(client, pipeline, runKey, item, state.steps);
+    const inFlight = state.running.includes(item);
+    return stepTaskOf(views, item, action, { ...(stepId !== undefined ? { stepId } : {}), inFlight }).workflowId!;
+  }
+  if (stepId !== undefined)
+    throw new ItemStepTaskError(
+      `run ${pipeline}/${runKey} ${state ? 'has one step per item' : 'cannot be asked for its steps'}: a step is named only for a steps: run`,
+    );
+  return currentItemWorkflowId(client, pipeline, runKey, item);
+}
+
+/**
+ * Cancels a run (children stop, finished items are kept and written out) or, with `item`, that item's
+ * task (a `steps:` item's running step task, or step `stepId`'s); returns the workflow id.
+ */
+export async function cancelRun(client: Client, pipeline: string, runKey: string, item?: string, stepId?: string): Promise<string> {
+  const workflowId = item ? await itemTaskWorkflowId(client, pipeline, runKey, item, 'cancel', stepId) : pipelineRunWorkflowId(pipeline, runKey);
   await client.workflow.getHandle(workflowId).cancel();
   return workflowId;
 }
 
-/** Answers an item's checkpoint through its workflow's validated update; rejects with the workflow's reason when it does not fit. */
+/**
+ * Answers an item's checkpoint (a `steps:` item's: its running step task's, or step `stepId`'s) through
+ * its workflow's validated update; rejects with the workflow's reason when it does not fit.
+ */
 export async function answerItemCheckpoint(
   client: Client,
   pipeline: string,
   runKey: string,
   item: string,
   answer: CheckpointAnswer,
+  stepId?: string,
 ): Promise<{ accepted: true; interactionId: string }> {
-  return client.workflow.getHandle(await currentItemWorkflowId(client, pipeline, runKey, item)).executeUpdate(respondToCheckpointUpdate, { args: [answer] });
+  const workflowId = await itemTaskWorkflowId(client, pipeline, runKey, item, 'respond', stepId);
+  return client.workflow.getHandle(workflowId).executeUpdate(respondToCheckpointUpdate, { args: [answer] });
 }

@@ -13,6 +13,8 @@ export interface ItemStepView {
   status?: string;
   /** USD the task was billed so far. */
   costUsd?: number;
+  /** The step's research task workflow is running now (an operator's answer, resume or cancel reaches it). */
+  open?: boolean;
 }
 
 /** Kinds whose step runs in a research task workflow of its own; the others are calls recorded with the item. */
@@ -32,11 +34,11 @@ async function described(client: Client, workflowId: string) {
  * generation (`~<n>`, a resumed run that started the item again after a cancel).
  */
 async function newestStepWorkflow(client: Client, pipeline: string, runKey: string, item: string, stepId: string) {
-  let found: { workflowId: string; status: string } | undefined;
+  let found: { workflowId: string; status: string; open: boolean } | undefined;
   for (let generation = 0; generation <= 1_000; generation++) {
     const workflowId = pipelineStepWorkflowId(pipeline, runKey, item, stepId, generation || undefined);
     const description = await described(client, workflowId);
-    if (description) found = { workflowId, status: description.status.name.toLowerCase() };
+    if (description) found = { workflowId, status: description.status.name.toLowerCase(), open: description.status.name === 'RUNNING' };
     // The plain id may be missing when the first generation stopped before this step; a later one may not.
     else if (generation >= 1) break;
   }
@@ -63,6 +65,7 @@ export async function itemSteps(
     if (!found) continue;
     view.workflowId = found.workflowId;
     view.status = found.status;
+    view.open = found.open;
     try {
       const state = await client.workflow.getHandle(found.workflowId).query(researchTaskStateQuery);
       view.status = state.status;
@@ -72,4 +75,62 @@ export async function itemSteps(
     }
   }
   return views;
+}
+
+/** What an operator asks of an item's step task: the words its error uses. */
+export type StepAction = 'respond' | 'resume' | 'cancel';
+
+const ACTION_WORDS: Record<StepAction, string> = { respond: 'respond to', resume: 'resume', cancel: 'cancel' };
+
+/** No step task of a `steps:` item to act on: the message says where the item is and what its steps are. */
+export class ItemStepTaskError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ItemStepTaskError';
+  }
+}
+
+const CALL_NAMES: Record<string, string> = { answer: 'an Answer call', search: 'a Search call', contents: 'a Contents call' };
+const callWord = (kind: string): string => CALL_NAMES[kind] ?? `a ${kind} call`;
+
+/** One step as an error lists it: `profile · answer (a call)`, `brief · deepresearch: awaiting_input`. */
+function stepLine(step: ItemStepView): string {
+  if (!CHILD_KINDS.has(step.kind)) return `${step.id} · ${step.kind} (a call)`;
+  return `${step.id} · ${step.kind}: ${step.workflowId === undefined ? 'no task yet' : `${step.status ?? 'unknown'}${step.open ? '' : ' (ended)'}`}`;
+}
+
+/**
+ * The research task an operator's `action` on a `steps:` item reaches: the step `stepId` names, else the
+ * step whose task runs now. Throws {@link ItemStepTaskError} naming where the item is when there is none.
+ * `inFlight`: whether the run has the item in flight now (undefined when the run cannot tell).
+ */
+export function stepTaskOf(
+  views: readonly ItemStepView[],
+  item: string,
+  action: StepAction,
+  options: { stepId?: string; inFlight?: boolean } = {},
+): ItemStepView {
+  const verb = ACTION_WORDS[action];
+  const listing = `its steps: ${views.map(stepLine).join('; ')}`;
+  if (options.stepId !== undefined) {
+    const step = views.find((view) => view.id === options.stepId);
+    if (!step) throw new ItemStepTaskError(`item ${item} has no step ${options.stepId} (${listing})`);
+    if (!CHILD_KINDS.has(step.kind)) throw new ItemStepTaskError(`step ${step.id} of item ${item} is ${callWord(step.kind)}, which has no task to ${verb}`);
+    if (step.workflowId === undefined)
+      throw new ItemStepTaskError(`step ${step.id} of item ${item} has no task to ${verb} (not reached yet, or skipped by its when:; ${listing})`);
+    return step;
+  }
+  const open = views.filter((view) => view.open);
+  if (open.length > 0) return open[open.length - 1]!;
+  if (options.inFlight === false) throw new ItemStepTaskError(`item ${item} is not in flight, so no step task to ${verb} (${listing})`);
+  // In flight with no task running: at a call step after the last step whose task ran (a `when:` may skip some).
+  const lastTask = views.reduce((last, view, index) => (view.workflowId !== undefined ? index : last), -1);
+  const calls = views.slice(lastTask + 1).filter((view) => !CHILD_KINDS.has(view.kind));
+  const where =
+    calls.length === 1
+      ? `is at step ${calls[0]!.id} (${callWord(calls[0]!.kind)}), which has no task to ${verb}`
+      : calls.length > 1
+        ? `is at one of its call steps (${calls.map((view) => view.id).join(', ')}), which have no task to ${verb}`
+        : `has no step task running to ${verb}`;
+  throw new ItemStepTaskError(`item ${item} ${where} (${listing})`);
 }
