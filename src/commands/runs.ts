@@ -28,11 +28,10 @@ import {
   type CommandIo,
   type TemporalOpener,
 } from './common';
-import { itemStepsText } from './item-steps';
+import { checkpointLines, itemStepsText } from './item-steps';
 import { runPipeline } from './pipelines';
 import type { CheckpointAnswer, ResearchTaskState } from '../workflows/types';
 import { closedCheckpointRemedy } from '../workflows/operator-remedy';
-import { checkpointQuestions } from '../workflows/task-state';
 import { durationText, peopleWaitText } from '../workflows/pipeline-progress';
 import { progressView } from './progress';
 
@@ -229,18 +228,7 @@ export function itemStatusText(ref: string, item: string, state: ResearchTaskSta
   const lines = [`${item}: ${state.status} (${state.waitingFor})${state.detail ? ` — ${state.detail}` : ''}`];
   const { interaction } = state;
   if (interaction && state.status === 'cancel_refused') lines.push(`  ${closedCheckpointRemedy(interaction.type, interaction.interaction_id)}`);
-  else if (interaction) {
-    lines.push(`  checkpoint ${interaction.type}, interaction ${interaction.interaction_id}`);
-    const questions = checkpointQuestions(interaction);
-    for (const [index, question] of questions.entries()) lines.push(`    ${index + 1}. ${question}`);
-    const example =
-      interaction.type === 'planning_questions'
-        ? JSON.stringify({ answers: (questions.length > 0 ? questions : ['…']).map((question) => ({ question, answer: '…' })) })
-        : interaction.type === 'source_review'
-          ? '{"included_domains": [], "excluded_domains": []}'
-          : '{"approved": true}';
-    lines.push(`  answer: rp respond ${ref} --item ${item} --interaction ${interaction.interaction_id} --response '${example}'`);
-  }
+  else if (interaction) lines.push(...checkpointLines(`rp respond ${ref} --item ${item}`, interaction, '  '));
   if (state.waitingForInputMs) lines.push(`  waited for a person: ${durationText(state.waitingForInputMs)}`);
   if (state.cost !== undefined) lines.push(`  cost: ${state.cost.toFixed(2)} USD`);
   return `${lines.join('\n')}\n`;
@@ -262,7 +250,7 @@ export async function statusCommand(ref: string, options: RunRefOptions, io: Com
         .catch(() => undefined);
       if (steps) {
         const views = await itemSteps(client, run.pipeline, run.runKey, options.item, steps);
-        io.stdout(options.json ? json({ item: options.item, steps: views }) : itemStepsText(options.item, views));
+        io.stdout(options.json ? json({ item: options.item, steps: views }) : itemStepsText(ref, options.item, views));
         return 0;
       }
       const state = await client.workflow.getHandle(await itemId(client, ref, options.item)).query(researchTaskStateQuery);

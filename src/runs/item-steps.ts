@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { pipelineStepWorkflowId } from '../domain/ids';
 import type { PipelineRunState } from '../domain/pipeline-types';
 import { researchTaskStateQuery } from '../workflows/definitions';
+import type { ResearchTaskState } from '../workflows/types';
 
 /** One step of a `steps:` item as `rp status --item` shows it. */
 export interface ItemStepView {
@@ -15,6 +16,8 @@ export interface ItemStepView {
   costUsd?: number;
   /** The step's research task workflow is running now (an operator's answer, resume or cancel reaches it). */
   open?: boolean;
+  /** The checkpoint the step's task waits at (answer it with `rp respond --item`). */
+  interaction?: ResearchTaskState['interaction'];
 }
 
 /** Kinds whose step runs in a research task workflow of its own; the others are calls recorded with the item. */
@@ -70,6 +73,7 @@ export async function itemSteps(
       const state = await client.workflow.getHandle(found.workflowId).query(researchTaskStateQuery);
       view.status = state.status;
       if (state.cost !== undefined) view.costUsd = state.cost;
+      if (found.open && state.interaction) view.interaction = state.interaction;
     } catch {
       // No worker to answer for a closed workflow: its description says enough.
     }

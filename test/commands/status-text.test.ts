@@ -79,7 +79,7 @@ describe('rp status', () => {
   });
 
   it("shows a steps item's steps: calls as calls, each research task with its workflow, status and cost, and a step not reached", () => {
-    const text = itemStepsText('acme', [
+    const text = itemStepsText('enrich/r1', 'acme', [
       { id: 'profile', kind: 'answer' },
       { id: 'brief', kind: 'deepresearch', workflowId: 'pipeline-item/enrich/r1/acme/steps/brief', status: 'awaiting_input', costUsd: 0.1 },
       { id: 'deep', kind: 'workflow' },
@@ -93,5 +93,23 @@ describe('rp status', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it("shows the checkpoint a steps item's running step task waits at, with the rp respond line that answers it", () => {
+    const text = itemStepsText('enrich/r1', 'acme', [
+      { id: 'news', kind: 'search' },
+      {
+        id: 'brief',
+        kind: 'deepresearch',
+        workflowId: 'research-task/enrich/r1/acme/steps/brief',
+        status: 'awaiting_input',
+        open: true,
+        interaction: { interaction_id: 'int_9', type: 'plan_review', created_at: 0, timeout_ms: 300_000 },
+      },
+    ]);
+    expect(text).toContain(
+      '  brief · deepresearch: awaiting_input · workflow research-task/enrich/r1/acme/steps/brief\n    checkpoint plan_review, interaction int_9\n',
+    );
+    expect(text).toContain(`    answer: rp respond enrich/r1 --item acme --interaction int_9 --response '{"approved": true}'\n`);
   });
 });
