@@ -21,9 +21,15 @@ export async function checkpointWaits(client: Client, pipeline: string, runKey: 
   try {
     const keys: string[] = [];
     const query = `WorkflowType = 'researchTaskWorkflow' AND ExecutionStatus = 'Running' AND ResearchPipeline = '${pipeline.replace(/'/g, '')}' AND ResearchStatus IN ('awaiting_input', 'paused')`;
-    // A resumed run's item runs under `<id>~<generation>`: listed under its key.
+    // A resumed run's item runs under `<id>~<generation>`, a `steps:` item's step task under `<id>/steps/<step>`: listed under its key.
     for await (const execution of client.workflow.list({ query }))
-      if (execution.workflowId.startsWith(prefix)) keys.push(execution.workflowId.slice(prefix.length).replace(/~\d+$/, ''));
+      if (execution.workflowId.startsWith(prefix))
+        keys.push(
+          execution.workflowId
+            .slice(prefix.length)
+            .replace(/\/steps\/[^/]+$/, '')
+            .replace(/~\d+$/, ''),
+        );
     return keys;
   } catch {
     return undefined;
