@@ -8,11 +8,15 @@ import type { ItemStepView } from '../../src/runs/item-steps';
 import { startPipeline } from '../../src/runs/start';
 import { captureCli } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
+import { scenarioIntake } from '../support/scenario-intake';
+import { pipelineInput } from './pipeline-world';
 import { testServer } from '../support/server/test-server';
 import { makeWorld, researchSetup, type ResearchWorld } from './world';
 
 /** Requests a route answered, whatever the status. */
 const calls = (byStatus: Record<string, number> | undefined): number => Object.values(byStatus ?? {}).reduce((sum, count) => sum + count, 0);
+
+const TOKEN = 'app-token-0123456789abcdef';
 
 /** Two items, each a Search then a DeepResearch step that stops at a plan review until a person answers it. */
 const DEFINITION = `
@@ -151,5 +155,49 @@ describeScenarios('rp respond, cancel and status on a steps: item', researchSetu
     const lateCancel = await rp('cancel', run, '--item', 'globex', '--json');
     expect(lateCancel.code).toBe(1);
     expect(JSON.parse(lateCancel.out)).toMatchObject({ error: { kind: 'refused', message: expect.stringMatching(/^cancel: item globex is not in flight/) } });
+  });
+
+  it("the intake's checkpoint and cancel routes reach a steps: item's step task, and answer 409 for a step with none", async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(DEFINITION, world, { runKey: 'http' });
+    const handle = await env.start<unknown>('pipelineRunWorkflow', { workflowId: 'pipeline-run/step-ops/http', args: [input] });
+    const run = 'step-ops/http';
+    await env.waitUntil(async () => (await steps(run, 'acme'))[1]?.interaction !== undefined, {
+      timeoutMs: 3_600_000,
+      description: "acme's brief step at its plan review",
+    });
+    const interaction = (await steps(run, 'acme'))[1]!.interaction!.interaction_id;
+    const intake = await scenarioIntake(env, { secrets: world.secrets, intakeKey: 'k'.repeat(32) }, { tokens: [TOKEN], pipelinesDir: 'pipelines' });
+    try {
+      const headers = { authorization: `Bearer ${TOKEN}` };
+      const url = '/pipelines/step-ops/runs/http/items/acme/checkpoint';
+      const call = await intake.app.inject({
+        method: 'POST',
+        url,
+        headers,
+        payload: { interactionId: interaction, response: { approved: true }, step: 'news' },
+      });
+      expect(call.statusCode).toBe(409);
+      expect(call.json()).toMatchObject({ code: 'no_step_task', error: 'step news of item acme is a Search call, which has no task to respond to' });
+      const right = await intake.app.inject({ method: 'POST', url, headers, payload: { interactionId: interaction, response: { approved: true } } });
+      expect(right.statusCode).toBe(200);
+      expect(right.json()).toEqual({ accepted: true, interactionId: interaction });
+
+      const cancelUrl = '/pipelines/step-ops/runs/http/cancel';
+      const stepAlone = await intake.app.inject({ method: 'POST', url: cancelUrl, headers, payload: { step: 'brief' } });
+      expect(stepAlone.statusCode).toBe(422);
+      await env.waitUntil(async () => (await steps(run, 'globex'))[1]?.interaction !== undefined, {
+        timeoutMs: 3_600_000,
+        description: "globex's brief step at its plan review",
+      });
+      const cancel = await intake.app.inject({ method: 'POST', url: cancelUrl, headers, payload: { item: 'globex', step: 'brief' } });
+      expect(cancel.statusCode).toBe(202);
+      expect(cancel.json()).toEqual({ cancelRequested: pipelineStepWorkflowId('step-ops', 'http', 'globex', 'brief', undefined) });
+      await expect(handle.result()).resolves.toMatchObject({ counts: { completed: 1, cancelled: 1 } });
+      expect(world.emulator.stats.snapshot().tasksCreated).toBe(2);
+    } finally {
+      await intake.app.close();
+    }
   });
 });
