@@ -6,6 +6,7 @@ import { pipelineStepWorkflowId } from '../../src/domain/ids';
 import { loadPipelineDefinition } from '../../src/pipelines';
 import type { ItemStepView } from '../../src/runs/item-steps';
 import { startPipeline } from '../../src/runs/start';
+import { researchTaskStateQuery } from '../../src/workflows/definitions';
 import { captureCli } from '../support/capture-io';
 import { describeScenarios } from '../support/scenario-env';
 import { scenarioIntake } from '../support/scenario-intake';
@@ -199,5 +200,48 @@ describeScenarios('rp respond, cancel and status on a steps: item', researchSetu
     } finally {
       await intake.app.close();
     }
+  });
+
+  it("resumes a steps: item's step task after a 402 with rp resume --item, once credits are topped up", async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 0 } });
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'rp-steps-')), 'step-credits.yaml');
+    await writeFile(
+      file,
+      `
+name: step-credits
+input:
+  items: [Acme]
+  key: "{{ item | slug }}"
+steps:
+  - id: brief
+    deepresearch:
+      query: "Profile of {{ item }}"
+      mode: fast
+concurrency: 1
+budget_usd: 5
+`,
+    );
+    const { handle } = await startPipeline(
+      env.client,
+      await loadPipelineDefinition(file),
+      {},
+      { runKey: 'ops', taskQueue: env.taskQueue, polling: world.polling },
+    );
+    const task = env.getHandle(pipelineStepWorkflowId('step-credits', 'ops', 'acme', 'brief', undefined));
+    await env.waitUntil(async () => (await task.query(researchTaskStateQuery).catch(() => undefined))?.waitingFor === 'credits_exhausted', {
+      timeoutMs: 3_600_000,
+      description: "the brief step's task waiting for credits",
+    });
+    world.emulator.accounts.topUp(world.emulator.defaultApiKey, 10);
+    const resumed = await rp('resume', 'step-credits/ops', '--item', 'acme', '--json');
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.out)).toEqual({ resume: true, workflowId: task.workflowId });
+    const result = await handle.result();
+    expect(result).toMatchObject({ counts: { completed: 1, failed: 0 } });
+    // One task at the service, paid once: the ledger is what the emulator charged.
+    const books = world.emulator.stats.snapshot();
+    expect(books.tasksCreated).toBe(1);
+    expect(result.ledger.spentUsd).toBeCloseTo(books.chargedUsd, 6);
   });
 });
