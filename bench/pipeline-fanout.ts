@@ -1,6 +1,7 @@
 // Fan-out benchmark: a pipeline run over N items (10,000 by default) on a real Temporal dev server,
-// beside a bare loop of the same service calls in the same window, in one process: events per history
-// run, largest payload, continue-as-new count, worker memory, CPU per item and items per second.
+// beside a bare loop of the same service calls in the same window, in one worker process (the emulator
+// runs in a child process, as the service is remote in production): events per history run, largest
+// payload, continue-as-new count, worker memory, CPU per item and items per second.
 // Search items (single calls, run as activities) keep the service's own time out of the figures;
 // `--step=answer` runs Answer items (a streamed call) instead.
 import { execFile } from 'node:child_process';
@@ -9,16 +10,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { ResearchClient } from '../src/api';
 import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
-import { startEmulator } from '../src/emulator/server';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
 import { type TemporalServer } from '../src/temporal/server';
 import { createWorkerOptions } from '../src/worker';
 import type { PipelineRunInput, PipelineRunResult } from '../src/domain/pipeline-types';
 import { chainHistories, largestPayloadIn } from '../test/support/server/history';
 import type { BenchStep } from './workflows/bare-loop';
+import { startEmulatorProcess, type EmulatorProcess } from './emulator-process';
 import { flagValue, hasFlag, log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 
 /** What one side (the pipeline, or the bare loop) measured. */
@@ -28,11 +29,14 @@ export interface Figures {
   runs: number;
   maxEventsPerRun: number;
   largestPayloadBytes: number;
+  /** CPU of the worker's process (worker, activities, clients; every thread) per item. */
   cpuMsPerItem: number;
-  /** Highest RSS of the process while this side ran. */
+  /** Highest RSS of the worker's process while this side ran. */
   peakRssMb: number;
-  /** RSS when this side started. */
+  /** RSS of the worker's process when this side started. */
   startRssMb: number;
+  /** The emulator's process (the service's side): CPU per item while this side ran, its RSS at the side's end and its highest RSS so far. */
+  emulator: { cpuMsPerItem: number; rssMb: number; maxRssMb: number; chargeRecords: number };
   /**
    * With `node --expose-gc`: the main thread's heap in use and the process's RSS just after a full
    * collection at this side's end (what is held, not garbage waiting for the collector).
@@ -50,8 +54,15 @@ export interface FanoutSummary {
   ratio: number;
   cpuMsPerItem: number;
   bareCpuMsPerItem: number;
+  /** Highest RSS of the worker's process (worker, activities, clients; not the emulator) on the pipeline side. */
   peakRssMb: number;
   bareRssMb: number;
+  /** With `node --expose-gc`: the worker process's RSS just after a full collection at the pipeline side's end. */
+  rssAfterGcMb?: number;
+  /** Highest RSS of the emulator's process over the whole bench (the service's side, for reference). */
+  emulatorPeakRssMb: number;
+  /** CPU of the emulator's process per pipeline item (not in cpuMsPerItem). */
+  emulatorCpuMsPerItem: number;
   maxEventsPerRun: number;
   runs: number;
   largestPayloadBytes: number;
@@ -64,7 +75,7 @@ export interface FanoutSummary {
 const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
 
 /**
- * With BENCH_PROFILE=DIR, profiles the main thread (activities, emulator, client, the SDK's JavaScript)
+ * With BENCH_PROFILE=DIR, profiles the main thread (activities, clients, the SDK's JavaScript)
  * while `run` runs and writes `DIR/<name>.cpuprofile` (`bench/profile-summary.ts` reads it). The
  * workflow thread is profiled with `node --cpu-prof` instead (it is small; see bench/README.md).
  */
@@ -86,11 +97,20 @@ async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-async function measure(client: Client, workflowId: string, items: number, start: () => Promise<unknown>): Promise<Figures> {
+async function measure(client: Client, emulator: EmulatorProcess, workflowId: string, items: number, start: () => Promise<unknown>): Promise<Figures> {
+  const emulatorBefore = await emulator.report();
   const startRss = process.memoryUsage().rss;
   let peakRss = startRss;
+  let ticks = 0;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    // BENCH_RSS_TRACE=1: the worker process's RSS and main heap every 2 s, to see the slope.
+    if (process.env.BENCH_RSS_TRACE && ++ticks % 10 === 0) {
+      const memory = process.memoryUsage();
+      log(
+        `${ticks / 5} s: RSS ${(memory.rss / 1_048_576).toFixed(0)} MB, main heap ${(memory.heapUsed / 1_048_576).toFixed(0)} MB used of ${(memory.heapTotal / 1_048_576).toFixed(0)}`,
+      );
+    }
   }, 200);
   const cpu = process.cpuUsage();
   const started = Date.now();
@@ -98,6 +118,7 @@ async function measure(client: Client, workflowId: string, items: number, start:
   const seconds = (Date.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   clearInterval(sampler);
+  const emulatorAfter = await emulator.report();
   const gc = (globalThis as { gc?: () => void }).gc;
   let afterGc: Figures['afterGc'];
   if (gc) {
@@ -120,6 +141,12 @@ async function measure(client: Client, workflowId: string, items: number, start:
     cpuMsPerItem: (used.user + used.system) / 1000 / items,
     peakRssMb: peakRss / 1_048_576,
     startRssMb: startRss / 1_048_576,
+    emulator: {
+      cpuMsPerItem: (emulatorAfter.cpuMs - emulatorBefore.cpuMs) / items,
+      rssMb: emulatorAfter.rssMb,
+      maxRssMb: emulatorAfter.maxRssMb,
+      chargeRecords: emulatorAfter.chargeRecords,
+    },
     ...(afterGc ? { afterGc } : {}),
   };
 }
@@ -144,8 +171,12 @@ export async function runFanoutBench(
   const STEP = options.step ?? 'search';
   const loadBefore = (await import('node:os')).loadavg()[0]!;
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-bench-fanout-'));
-  const emulator = await startEmulator({ seed: 'bench', defaultCreditsUsd: 1_000_000_000, rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 } });
-  const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.defaultApiKey });
+  const emulator = await startEmulatorProcess({
+    seed: 'bench',
+    defaultCreditsUsd: 1_000_000_000,
+    rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
+  });
+  const api = new ResearchClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
   const taskQueue = `bench-fanout-${Date.now()}`;
   const production = createWorkerOptions(
     { temporal: { namespace: server.namespace, taskQueue } },
@@ -173,6 +204,7 @@ export async function runFanoutBench(
     connection: server.nativeConnection,
     activities,
     maxConcurrentActivityTaskExecutions: WINDOW * 2,
+    ...workerOverrides(),
   });
   const client = new Client({ connection: server.connection, namespace: server.namespace });
   try {
@@ -195,7 +227,7 @@ export async function runFanoutBench(
       if (options.only !== 'bare') {
         log(`fan-out: ${ITEMS} ${STEP} items through pipelineRunWorkflow (window ${WINDOW})…`);
         const pipelineId = `pipeline-run/fanout/bench-${stamp}`;
-        pipeline = await measure(client, pipelineId, ITEMS, () =>
+        pipeline = await measure(client, emulator, pipelineId, ITEMS, () =>
           profiled(`pipeline-${STEP}-${ITEMS}`, async () => {
             const result = (await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: pipelineId, args: [input] })) as PipelineRunResult;
             if (result.counts.completed !== ITEMS) throw new Error(`pipeline completed ${result.counts.completed} of ${ITEMS} items`);
@@ -205,7 +237,7 @@ export async function runFanoutBench(
       if (options.only !== 'pipeline') {
         log(`fan-out: ${ITEMS} ${STEP} calls through the bare loop…`);
         const bareId = `bench/bare-loop-${stamp}`;
-        bare = await measure(client, bareId, ITEMS, () =>
+        bare = await measure(client, emulator, bareId, ITEMS, () =>
           profiled(`bare-${STEP}-${ITEMS}`, () =>
             client.workflow.execute('bareLoopWorkflow', {
               taskQueue,
@@ -215,16 +247,18 @@ export async function runFanoutBench(
           ),
         );
       }
-      // The emulator shares the process: its books (one charge record per paid call) grow with the calls.
-      const charges = emulator.accounts.chargeLog();
-      log(`emulator books: ${charges.length} charge records (${(Buffer.byteLength(JSON.stringify(charges)) / 1_048_576).toFixed(1)} MB as JSON)`);
+      // The emulator's books (one charge record per paid call) grow with the calls, in its own process.
+      const books = await emulator.report();
+      log(
+        `emulator process: ${books.chargeRecords} charge records (${(books.chargeLogBytes / 1_048_576).toFixed(1)} MB as JSON), RSS ${books.rssMb.toFixed(0)} MB (highest ${books.maxRssMb.toFixed(0)})`,
+      );
       for (const [side, figures] of [
         ['pipeline', pipeline],
         ['bare loop', bare],
       ] as const) {
         if (figures?.afterGc)
           log(
-            `${side}: after a full GC at its end, RSS ${figures.afterGc.rssMb.toFixed(0)} MB, main heap ${figures.afterGc.heapUsedMb.toFixed(0)} MB used of ${figures.afterGc.heapTotalMb.toFixed(0)}, external ${figures.afterGc.externalMb.toFixed(0)} MB (peak RSS ${figures.peakRssMb.toFixed(0)}, at start ${figures.startRssMb.toFixed(0)})`,
+            `${side}: worker process after a full GC at its end, RSS ${figures.afterGc.rssMb.toFixed(0)} MB, main heap ${figures.afterGc.heapUsedMb.toFixed(0)} MB used of ${figures.afterGc.heapTotalMb.toFixed(0)}, external ${figures.afterGc.externalMb.toFixed(0)} MB (peak RSS ${figures.peakRssMb.toFixed(0)}, at start ${figures.startRssMb.toFixed(0)})`,
           );
       }
       const loadAfter = (await import('node:os')).loadavg()[0]!;
@@ -241,6 +275,9 @@ export async function runFanoutBench(
               bareCpuMsPerItem: round(bare.cpuMsPerItem),
               peakRssMb: round(pipeline.peakRssMb, 0),
               bareRssMb: round(bare.peakRssMb, 0),
+              ...(pipeline.afterGc ? { rssAfterGcMb: round(pipeline.afterGc.rssMb, 0) } : {}),
+              emulatorPeakRssMb: round(books.maxRssMb, 0),
+              emulatorCpuMsPerItem: round(pipeline.emulator.cpuMsPerItem),
               maxEventsPerRun: pipeline.maxEventsPerRun,
               runs: pipeline.runs,
               largestPayloadBytes: pipeline.largestPayloadBytes,
@@ -295,7 +332,7 @@ function fanoutRows(items: number, window: number, step: BenchStep, pipeline: Fi
     },
     {
       bench,
-      figure: 'CPU per item (worker, emulator, client)',
+      figure: 'CPU per item (worker process)',
       measured: `${pipeline.cpuMsPerItem.toFixed(2)} ms`,
       baseline: `${bare.cpuMsPerItem.toFixed(2)} ms`,
       goal: '<= 3 ms',
@@ -303,13 +340,23 @@ function fanoutRows(items: number, window: number, step: BenchStep, pipeline: Fi
     },
     {
       bench,
-      figure: 'peak RSS (worker, emulator, client; at start)',
+      figure: 'peak RSS (worker process; at start)',
       measured: `${pipeline.peakRssMb.toFixed(0)} MB (${pipeline.startRssMb.toFixed(0)})`,
       baseline: `${bare.peakRssMb.toFixed(0)} MB (${bare.startRssMb.toFixed(0)})`,
       goal: '<= 300 MB',
       met: pipeline.peakRssMb <= 300,
     },
   ];
+}
+
+/** BENCH_WORKER_OPTIONS: a JSON object of worker options laid over the production ones (to try cache, thread and heap settings). */
+function workerOverrides(): Partial<WorkerOptions> {
+  const text = process.env.BENCH_WORKER_OPTIONS;
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`BENCH_WORKER_OPTIONS must be a JSON object, got ${text}`);
+  log(`worker options laid over the production ones: ${text}`);
+  return value;
 }
 
 /** The `--step=` flag: search (default) or answer. */

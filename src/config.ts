@@ -46,6 +46,13 @@ export interface Config {
   codecServer: CodecServerConfig;
   /** host:port of the SDK's Prometheus endpoint (METRICS_BIND_ADDRESS); off when unset. */
   metricsBindAddress?: string;
+  /**
+   * WORKER_MAX_CACHED_WORKFLOWS: how many workflow executions the worker keeps in memory between their
+   * tasks (0: none, each task replays its history). Unset, the SDK sizes the cache from the V8 heap limit
+   * (about 600 per GB of heap); set it when the heap is capped (`node --max-old-space-size`), which would
+   * shrink that default with it.
+   */
+  maxCachedWorkflows?: number;
   log: { level: LogLevelName; format: 'json' | 'pretty' };
 }
 
@@ -264,6 +271,18 @@ const environment = z
     ),
     CODEC_SERVER_ALLOW_UNAUTHENTICATED: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
     RESEARCH_ALLOW_PRIVATE_DOWNLOADS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+    WORKER_MAX_CACHED_WORKFLOWS: optional(
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a whole number of workflow executions')
+        .transform(Number)
+        .pipe(
+          z
+            .int()
+            .max(100_000, 'must be at most 100000')
+            .refine((value) => value === 0 || value >= 2, 'must be 0 (no cache: every workflow task replays its history) or at least 2'),
+        ),
+    ),
     METRICS_BIND_ADDRESS: optional(z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')),
     LOG_LEVEL: text('info').pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
     LOG_FORMAT: text('json').pipe(z.enum(['json', 'pretty'], { error: 'must be json or pretty' })),
@@ -350,6 +369,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       vars.CODEC_SERVER_TOKEN,
     ),
     ...(vars.METRICS_BIND_ADDRESS ? { metricsBindAddress: vars.METRICS_BIND_ADDRESS } : {}),
+    ...(vars.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: vars.WORKER_MAX_CACHED_WORKFLOWS } : {}),
     log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
   };
   hidden(config, 'intakeKey', vars.INTAKE_KEY);

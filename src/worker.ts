@@ -54,7 +54,7 @@ export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./workfl
  * What `createWorkerOptions` reads of the configuration: a whole `Config` (`rp worker`), or the few
  * settings `rp dev` has (its own task queue and namespace, its keys; the intake comes with `deps`).
  */
-export type WorkerSettings = Pick<Config, 'codec' | 'intakePublicUrl' | 'intakeKey' | 'notifySecret'> & {
+export type WorkerSettings = Pick<Config, 'codec' | 'intakePublicUrl' | 'intakeKey' | 'notifySecret' | 'maxCachedWorkflows'> & {
   temporal: Pick<Config['temporal'], 'namespace' | 'taskQueue'>;
 };
 
@@ -84,6 +84,8 @@ export function createWorkerOptions(
     // On SIGTERM (a deploy) the worker stops polling and gives running activities this long to finish,
     // so an in-flight create or download ends with a known outcome instead of being cut off.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
+    // WORKER_MAX_CACHED_WORKFLOWS; unset, the SDK's default (sized from the V8 heap limit) applies.
+    ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
   };
 }
 

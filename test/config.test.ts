@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       CODEC_CORS_ORIGINS: 'https://temporal-ui.example.com, http://localhost:8080',
       CODEC_SERVER_TOKEN: 'codec-token-0123456789abcdef',
       METRICS_BIND_ADDRESS: '0.0.0.0:9464',
+      WORKER_MAX_CACHED_WORKFLOWS: '500',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
     });
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
       intakePublicUrl: 'https://intake.example.com',
       codecServer: { corsOrigins: ['https://temporal-ui.example.com', 'http://localhost:8080'], allowUnauthenticated: false },
       metricsBindAddress: '0.0.0.0:9464',
+      maxCachedWorkflows: 500,
       log: { level: 'debug', format: 'pretty' },
     });
     expect(config.research.kind === 'service' && config.research.apiKey).toBe(KEY);
@@ -100,6 +102,9 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of trace, debug, info, warn, error'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', 'must be json or pretty'],
     [{ METRICS_BIND_ADDRESS: '9464' }, 'METRICS_BIND_ADDRESS', 'must be host:port'],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: 'lots' }, 'WORKER_MAX_CACHED_WORKFLOWS', 'must be a whole number of workflow executions'],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: '1' }, 'WORKER_MAX_CACHED_WORKFLOWS', 'must be 0 (no cache: every workflow task replays its history) or at least 2'],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: '1000000' }, 'WORKER_MAX_CACHED_WORKFLOWS', 'must be at most 100000'],
     [{ CODEC_SERVER_TOKEN: 'short' }, 'CODEC_SERVER_TOKEN', 'must be at least 16 characters'],
     [{ CODEC_CORS_ORIGINS: 'http://ui.example.com/path' }, 'CODEC_CORS_ORIGINS', 'must be comma-separated origins'],
     [{ INTAKE_PUBLIC_URL: 'http://intake.example.com', INTAKE_KEY }, 'INTAKE_PUBLIC_URL', 'must be an HTTPS URL'],

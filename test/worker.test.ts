@@ -46,6 +46,14 @@ describe('createWorkerOptions', () => {
     expect(options.workflowsPath).toBe(path.resolve(__dirname, '../src/workflows/index.ts'));
     expect(Object.keys(options.activities ?? {}).sort()).toEqual(ACTIVITY_NAMES);
   });
+
+  test('bounds the workflow cache only when WORKER_MAX_CACHED_WORKFLOWS is set (else the SDK sizes it from the heap)', () => {
+    const api = new ResearchClient({ baseUrl: 'https://research.test/v1', apiKey: 'rk_test_1234567890' });
+    const deps = { api, store: new LocalArtifactStore('/tmp/unused'), secrets: new InMemoryWebhookSecretStore() };
+    expect(createWorkerOptions(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '250' }), deps).maxCachedWorkflows).toBe(250);
+    expect(createWorkerOptions(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0' }), deps).maxCachedWorkflows).toBe(0);
+    expect(createWorkerOptions(loadConfig({}), deps)).not.toHaveProperty('maxCachedWorkflows');
+  });
 });
 
 describe('createWorkerOptions with a codec key', () => {
