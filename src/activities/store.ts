@@ -184,8 +184,9 @@ export class LocalArtifactStore implements ArtifactStore {
     const sameFile = sidecar?.ino === undefined || (sidecar.ino === info.ino && sidecar.mtimeMs === info.mtimeMs);
     if (sidecar && sidecar.bytes === info.size && sameFile) return this.#refOf(key, file, sidecar);
     const data = await readFile(file);
+    // A sidecar naming another file (a later put's, which wrote none) says nothing of this one's type either.
     return this.#refOf(key, file, {
-      contentType: sidecar?.contentType ?? contentTypeOf(key),
+      contentType: (sameFile ? sidecar?.contentType : undefined) ?? contentTypeOf(key),
       sha256: createHash('sha256').update(data).digest('hex'),
       bytes: data.byteLength,
     });
