@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { writeFile as writeFileThen } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat as statFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { contentTypeOf } from './filenames';
 import type { ArtifactRef } from '../domain/artifacts';
 
@@ -45,8 +47,11 @@ export class ArtifactNotFoundError extends Error {
 const META_DIR = '.meta';
 /** Largest file a local store keeps no sidecar for when its content type is the one its name gives. */
 const NO_SIDECAR_BYTES = 64 * 1024;
-/** Folders a local store remembers as made (see `#inFolder`). */
+/** Folders a local store remembers as made (see `#inFolder`), or as holding no sidecars (see `#mayHoldSidecar`). */
 const KNOWN_FOLDERS = 512;
+
+/** Writes a new file whole and fsyncs it before closing (`flush`); the callback API skips the promise API's file handle. */
+const writeNewFile = promisify(writeFileThen) as (file: string, data: Uint8Array, options: { flag: string; flush: boolean }) => Promise<void>;
 
 interface Sidecar {
   contentType: string;
@@ -67,6 +72,8 @@ export class LocalArtifactStore implements ArtifactStore {
   readonly rootDir: string;
   /** Folders this store made or found: a put into one skips `mkdir` (it makes the folder again if it vanished). */
   readonly #folders = new Set<string>();
+  /** Sidecar folders found missing: a small put into one has no older sidecar to remove. */
+  readonly #noSidecars = new Set<string>();
 
   constructor(rootDir: string) {
     this.rootDir = path.resolve(rootDir);
@@ -76,6 +83,10 @@ export class LocalArtifactStore implements ArtifactStore {
   async put(key: string, data: ArtifactData, contentType: string): Promise<ArtifactRef> {
     const file = this.#fileOf(key);
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
+    if (typeof data === 'string' || data instanceof Uint8Array) {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      if (bytes.byteLength <= NO_SIDECAR_BYTES && contentType === contentTypeOf(key)) return this.#putSmall(key, file, temp, bytes, contentType);
+    }
     const hash = createHash('sha256');
     let bytes = 0;
     let written: { ino: number; mtimeMs: number } | undefined;
@@ -112,6 +123,46 @@ export class LocalArtifactStore implements ArtifactStore {
     return this.#refOf(key, file, sidecar);
   }
 
+  /**
+   * A put whose bytes are at hand and need no sidecar (each item's result and record, each attempt
+   * marker): hashed up front, written and fsynced in one call, renamed into place. The file's inode is
+   * only wanted by a sidecar, so it is not read; an older sidecar is removed only where one may be.
+   */
+  async #putSmall(key: string, file: string, temp: string, data: Uint8Array, contentType: string): Promise<ArtifactRef> {
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    try {
+      await this.#inFolder(temp, () => writeNewFile(temp, data, { flag: 'wx', flush: true }));
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await rename(temp, file);
+    if (await this.#mayHoldSidecar(key)) {
+      await unlink(this.#sidecarOf(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    }
+    return this.#refOf(key, file, { contentType, sha256, bytes: data.byteLength });
+  }
+
+  /**
+   * Whether `key`'s sidecar folder may hold a sidecar: false once it was found missing (and this store
+   * wrote none there since). Another process may make the folder later; a sidecar it writes for the same
+   * key names its own file (inode and mtime), which `stat` then does not trust for this one.
+   */
+  async #mayHoldSidecar(key: string): Promise<boolean> {
+    const folder = path.dirname(this.#sidecarOf(key));
+    if (this.#noSidecars.has(folder)) return false;
+    const found = await statFile(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+      throw error;
+    });
+    if (found) return true;
+    if (this.#noSidecars.size >= KNOWN_FOLDERS) this.#noSidecars.clear();
+    this.#noSidecars.add(folder);
+    return false;
+  }
+
   /** Reads the whole artifact; rejects with `ArtifactNotFoundError` when there is none. */
   async get(key: string): Promise<Uint8Array> {
     const file = this.#fileOf(key);
@@ -133,8 +184,9 @@ export class LocalArtifactStore implements ArtifactStore {
     const sameFile = sidecar?.ino === undefined || (sidecar.ino === info.ino && sidecar.mtimeMs === info.mtimeMs);
     if (sidecar && sidecar.bytes === info.size && sameFile) return this.#refOf(key, file, sidecar);
     const data = await readFile(file);
+    // A sidecar naming another file (a later put's, which wrote none) says nothing of this one's type either.
     return this.#refOf(key, file, {
-      contentType: sidecar?.contentType ?? contentTypeOf(key),
+      contentType: (sameFile ? sidecar?.contentType : undefined) ?? contentTypeOf(key),
       sha256: createHash('sha256').update(data).digest('hex'),
       bytes: data.byteLength,
     });
@@ -172,6 +224,7 @@ export class LocalArtifactStore implements ArtifactStore {
   async #writeSidecar(key: string, sidecar: Sidecar): Promise<void> {
     const file = this.#sidecarOf(key);
     const temp = `${file}.${randomUUID()}.tmp`;
+    this.#noSidecars.delete(path.dirname(file));
     await this.#inFolder(temp, () => writeFile(temp, JSON.stringify(sidecar)));
     await rename(temp, file);
   }

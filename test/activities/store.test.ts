@@ -108,6 +108,18 @@ describe('LocalArtifactStore', () => {
     expect(await store.stat('run/results/a.json')).toEqual(ref);
     expect((await store.list('run')).map((listed) => listed.sha256)).toEqual([sha256('{"a":1}')]);
   });
+
+  test('a sidecar another store wrote after this one found none does not describe the file this one writes next', async () => {
+    const mine = new LocalArtifactStore(dir);
+    await mine.put('run/results/a.json', '{"a":1}', 'application/json');
+    // Another worker on the same folder writes the key with a type its name does not give (so with a sidecar) ...
+    await new LocalArtifactStore(dir).put('run/results/a.json', '{"a":9}', 'text/plain');
+    // ... then this store, which found no sidecar folder, writes a small one again.
+    const ref = await mine.put('run/results/a.json', '{"a":2}', 'application/json');
+    expect(ref).toMatchObject({ bytes: 7, sha256: sha256('{"a":2}') });
+    expect(await new LocalArtifactStore(dir).stat('run/results/a.json')).toEqual(ref);
+    expect(Buffer.from(await mine.get('run/results/a.json')).toString('utf8')).toBe('{"a":2}');
+  });
 });
 
 describe('webhook secret stores', () => {
