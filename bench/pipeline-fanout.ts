@@ -5,7 +5,7 @@
 // Search items (single calls, run as activities) keep the service's own time out of the figures;
 // `--step=answer` runs Answer items (a streamed call) instead.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,6 +82,7 @@ const round = (value: number, digits = 2): number => Number(value.toFixed(digits
 async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
   const dir = process.env.BENCH_PROFILE;
   if (!dir) return await run();
+  await mkdir(dir, { recursive: true });
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
