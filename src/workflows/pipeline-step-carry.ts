@@ -15,6 +15,37 @@ import type { ResearchTaskInput } from './types';
 // inside a step's research task, which outlives the execution; the next execution goes on from there.
 
 /**
+ * The options a step's research task child starts with: its deterministic id, the request's task input and
+ * the item's summary with the step. `parentClosePolicy` is ABANDON when the item may be carried across
+ * continue-as-new (the next execution adopts the task), REQUEST_CANCEL otherwise.
+ */
+export function stepChildOptions(
+  run: PipelineRun,
+  item: PlannedItem,
+  step: SequenceStepSpec,
+  request: ItemRequest & { kind: 'deepresearch' | 'workflow' },
+  attempts: number,
+  workflowId: string,
+  existingTask: string | undefined,
+  parentClosePolicy: ParentClosePolicy,
+): {
+  workflowId: string;
+  args: [ResearchTaskInput];
+  workflowIdReusePolicy: WorkflowIdReusePolicy;
+  parentClosePolicy: ParentClosePolicy;
+  staticSummary: string;
+} {
+  return {
+    workflowId,
+    args: [run.taskInput(item.key, request.request, existingTask)],
+    // A failed attempt may run again; a completed or running step's workflow is never started twice.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    parentClosePolicy,
+    staticSummary: `${itemSummary(run.identity, item, attempts)} · step ${step.id}`,
+  };
+}
+
+/**
  * A `steps:` item the run may carry across continue-as-new: it stops between steps while the run drains,
  * its steps' research tasks outlive the execution (abandon close policy; cancelling the run still cancels
  * them), and a task this execution did not start is followed through the run (`follow`).
@@ -85,14 +116,10 @@ export async function runCarriableStep(
 ): Promise<ItemOutcome> {
   onChild(workflowId);
   try {
-    const child = await startChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
-      workflowId,
-      args: [run.taskInput(item.key, request.request, existingTask)],
-      // A failed attempt may run again; a completed or running step's workflow is never started twice.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      staticSummary: `${itemSummary(run.identity, item, attempts)} · step ${step.id}`,
-    });
+    const child = await startChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>(
+      'researchTaskWorkflow',
+      stepChildOptions(run, item, step, request, attempts, workflowId, existingTask, ParentClosePolicy.ABANDON),
+    );
     run.model.stepPosition(item.key, { ...position, workflowId });
     run.wake();
     let result: ResearchTaskResult;

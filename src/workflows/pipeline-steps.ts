@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, WorkflowIdReusePolicy, executeChild, isCancellation, sleep } from '@temporalio/workflow';
+import { ParentClosePolicy, executeChild, isCancellation, sleep } from '@temporalio/workflow';
 import type { ItemRequest } from '../pipelines/render-item';
 import { sequenceSteps, type SequenceStepSpec } from '../pipelines/step-kind';
 import { pipelineStepCallKey, pipelineStepWorkflowId } from '../domain/ids';
@@ -8,11 +8,10 @@ import type { PipelineStepRecord, PlannedItem, StepPlan, StepPosition } from '..
 import type { ResearchTaskResult } from '../domain/research-types';
 import { itemCalls, shortCalls } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
-import { itemSummary } from './pipeline-child-summaries';
 import { adoptedOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutcome, failedItemCallOutcome, itemCallOutcome } from './pipeline-item-outcomes';
 import type { PipelineRun } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
-import { followStep, parkStep, runCarriableStep, stopped, type StepCarrying } from './pipeline-step-carry';
+import { followStep, parkStep, runCarriableStep, stepChildOptions, stopped, type StepCarrying } from './pipeline-step-carry';
 import { stepPlanInput, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
 import type { ResearchTaskInput } from './types';
 
@@ -165,14 +164,10 @@ async function runStep(
     if (carry) return await runCarriableStep(run, item, step, request, attempts, onChild, workflowId, carry, existingTask);
     onChild(workflowId);
     try {
-      const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>('researchTaskWorkflow', {
-        workflowId,
-        args: [run.taskInput(item.key, request.request, existingTask)],
-        // A failed attempt may run again; a completed or running step's workflow is never started twice.
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        staticSummary: `${itemSummary(run.identity, item, attempts)} · step ${step.id}`,
-      });
+      const result = await executeChild<(input: ResearchTaskInput) => Promise<ResearchTaskResult>>(
+        'researchTaskWorkflow',
+        stepChildOptions(run, item, step, request, attempts, workflowId, existingTask, ParentClosePolicy.REQUEST_CANCEL),
+      );
       return childOutcome(workflowId, result);
     } catch (error) {
       // Started by an earlier execution (the run was stopped, then resumed): followed to its end, not paid again.
