@@ -1,4 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { pipelineStepWorkflowId } from '../domain/ids';
 import type { PipelineRunState } from '../domain/pipeline-types';
 import { researchTaskStateQuery } from '../workflows/definitions';
