@@ -50,6 +50,17 @@ export function stepChildOptions(
  * its steps' research tasks outlive the execution (abandon close policy; cancelling the run still cancels
  * them), and a task this execution did not start is followed through the run (`follow`).
  */
+/**
+ * The outcome of a step's research task whose result rejected: a task that ended Canceled reported what it
+ * cost, what it stored and whether the service left it open (its report is kept for the step); any other
+ * failure fails the step.
+ */
+export function stepChildEnded(run: PipelineRun, workflowId: string, error: unknown): ItemOutcome {
+  const report = run.stepReports.get(workflowId);
+  if (isCancellation(error)) return report ? adoptedOutcome(workflowId, report) : { status: 'cancelled', costUsd: 0, workflowId };
+  return failedChildOutcome(workflowId, error);
+}
+
 export interface StepCarrying {
   /** Follows a step's research task this execution did not start to its end (its report, or a look now and then); never throws. */
   follow(workflowId: string): Promise<ItemOutcome>;
@@ -135,9 +146,7 @@ export async function runCarriableStep(
       onChild(undefined);
       return await followStep(run, item, carrying, { ...position, workflowId }, onChild);
     }
-    const report = run.stepReports.get(workflowId);
-    if (isCancellation(error)) return report ? adoptedOutcome(workflowId, report) : { status: 'cancelled', costUsd: 0, workflowId };
-    return failedChildOutcome(workflowId, error);
+    return stepChildEnded(run, workflowId, error);
   } finally {
     run.stepReports.delete(workflowId);
     onChild(undefined);

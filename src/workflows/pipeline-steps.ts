@@ -8,10 +8,10 @@ import type { PipelineStepRecord, PlannedItem, StepPlan, StepPosition } from '..
 import type { ResearchTaskResult } from '../domain/research-types';
 import { itemCalls, shortCalls } from './activity-proxies';
 import { failureMessage, failureType } from './failure-info';
-import { adoptedOutcome, cancelledItemCallOutcome, childOutcome, failedChildOutcome, failedItemCallOutcome, itemCallOutcome } from './pipeline-item-outcomes';
+import { adoptedOutcome, cancelledItemCallOutcome, childOutcome, failedItemCallOutcome, itemCallOutcome } from './pipeline-item-outcomes';
 import type { PipelineRun } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
-import { followStep, parkStep, runCarriableStep, stepChildOptions, stopped, type StepCarrying } from './pipeline-step-carry';
+import { followStep, parkStep, runCarriableStep, stepChildEnded, stepChildOptions, stopped, type StepCarrying } from './pipeline-step-carry';
 import { stepPlanInput, stepRecordOf, stepReserve, stepsOutcome } from './pipeline-step-outcomes';
 import type { ResearchTaskInput } from './types';
 
@@ -172,10 +172,7 @@ async function runStep(
     } catch (error) {
       // Started by an earlier execution (the run was stopped, then resumed): followed to its end, not paid again.
       if (error instanceof WorkflowExecutionAlreadyStartedError) return await followStepWorkflow(workflowId);
-      // A step's task that ended Canceled reported what it cost, what it stored, and whether the service left it open.
-      const report = run.stepReports.get(workflowId);
-      if (isCancellation(error)) return report ? adoptedOutcome(workflowId, report) : { status: 'cancelled', costUsd: 0, workflowId };
-      return failedChildOutcome(workflowId, error);
+      return stepChildEnded(run, workflowId, error);
     } finally {
       run.stepReports.delete(workflowId);
       onChild(undefined);

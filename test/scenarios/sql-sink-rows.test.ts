@@ -63,7 +63,7 @@ const missing = postgresMissing();
 if (missing && process.env.CI) throw new Error(`CI needs PostgreSQL for the SQL sink's test: ${missing}`);
 if (missing) process.stderr.write(`skipping the SQL sink rows scenario: ${missing}\n`);
 
-(missing ? describe.skip : describe)('the SQL sink writes rows as items settle (real PostgreSQL)', () => {
+(missing ? describe.skip : describe)(`the SQL sink writes rows as items settle (real PostgreSQL)${missing ? ` [skipped: ${missing}]` : ''}`, () => {
   let postgres: TestPostgres | undefined;
   let db: PgClient | undefined;
   beforeAll(async () => {
