@@ -30,5 +30,7 @@ COPY --chown=root:root pipelines ./pipelines
 RUN mkdir -p /data/artifacts && chown -R node:node /data
 USER node
 VOLUME ["/data"]
-ENTRYPOINT ["node", "dist/cli.js"]
+# The main thread's young generation is sized at start: 8 MB instead of 32 (see src/worker-heap.ts; the
+# worker sets the rest itself unless WORKER_HEAP=node). It caps nothing the heap may need.
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli.js"]
 CMD ["worker"]

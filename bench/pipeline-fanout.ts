@@ -16,9 +16,11 @@ import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activitie
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../src/pipelines';
 import { type TemporalServer } from '../src/temporal/server';
 import { createWorkerOptions } from '../src/worker';
+import { compactWorkerHeap } from '../src/worker-heap';
 import type { PipelineRunInput, PipelineRunResult } from '../src/domain/pipeline-types';
 import { chainHistories, largestPayloadIn } from '../test/support/server/history';
 import type { BenchStep } from './workflows/bare-loop';
+import { timelineLines } from './history-timeline';
 import { startEmulatorProcess, type EmulatorProcess } from './emulator-process';
 import { flagValue, hasFlag, log, positiveArg, printTable, runIfEntry, withBenchServer, type BenchRow } from './table';
 
@@ -133,6 +135,8 @@ async function measure(client: Client, emulator: EmulatorProcess, workflowId: st
     };
   }
   const histories = await chainHistories(client, workflowId);
+  // BENCH_TIMELINE=1: where each run's wall time went (activity waits and runs, workflow task turns).
+  if (process.env.BENCH_TIMELINE) for (const line of timelineLines(histories)) log(`${workflowId}: ${line}`);
   return {
     seconds,
     itemsPerSecond: items / seconds,
@@ -198,6 +202,9 @@ export async function runFanoutBench(
   const codePath = path.join(dir, 'workflow-bundle.js');
   await promisify(execFile)(process.execPath, [require.resolve('./run.js'), require.resolve('./bundle-workflows.ts'), codePath]);
   const { workflowsPath: _bundled, interceptors, ...settings } = production;
+  // The heap settings `rp worker` applies (WORKER_HEAP, compact by default), before the workflow threads start.
+  const heap = compactWorkerHeap(process.env.WORKER_HEAP === 'node' ? 'node' : 'compact');
+  log(`worker heap: ${process.env.WORKER_HEAP === 'node' ? "Node's defaults" : heap.applied.join(' ') || 'as the process was started'}`);
   const worker = await Worker.create({
     ...settings,
     workflowBundle: { codePath },

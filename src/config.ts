@@ -53,8 +53,17 @@ export interface Config {
    * shrink that default with it.
    */
   maxCachedWorkflows?: number;
+  /**
+   * WORKER_HEAP: `compact` (default) keeps the worker's V8 heap close to what is live (a small young
+   * generation, the old one grown 20 % past what the last full collection kept; see `compactWorkerHeap`);
+   * `node` leaves Node's defaults, or the flags the process was started with.
+   */
+  workerHeap: WorkerHeapMode;
   log: { level: LogLevelName; format: 'json' | 'pretty' };
 }
+
+/** `WORKER_HEAP`: `compact` (the default) or `node` (Node's own defaults, or whatever flags the process was started with). */
+export type WorkerHeapMode = 'compact' | 'node';
 
 /**
  * An S3-compatible artifact store: the bucket and key prefix of ARTIFACT_URL; the client reads the
@@ -271,6 +280,7 @@ const environment = z
     ),
     CODEC_SERVER_ALLOW_UNAUTHENTICATED: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
     RESEARCH_ALLOW_PRIVATE_DOWNLOADS: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+    WORKER_HEAP: optional(z.enum(['compact', 'node'], { error: 'must be compact or node' })),
     WORKER_MAX_CACHED_WORKFLOWS: optional(
       z
         .string()
@@ -370,6 +380,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     ...(vars.METRICS_BIND_ADDRESS ? { metricsBindAddress: vars.METRICS_BIND_ADDRESS } : {}),
     ...(vars.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: vars.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+    workerHeap: vars.WORKER_HEAP ?? 'compact',
     log: { level: vars.LOG_LEVEL, format: vars.LOG_FORMAT },
   };
   hidden(config, 'intakeKey', vars.INTAKE_KEY);

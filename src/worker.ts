@@ -12,6 +12,7 @@ import { workerTracing } from './observability/tracing';
 import { ensureSearchAttributes } from './register-search-attributes';
 import { connectionSecurityOptions } from './temporal/connection-options';
 import { connectWorkerTemporal, type TemporalServer } from './temporal/connect';
+import { compactWorkerHeap } from './worker-heap';
 
 /** A research service the worker talks to, and how to let go of it. */
 export interface ResearchConnection {
@@ -146,6 +147,9 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       ...(config.intakeKey ? { intakeKey: config.intakeKey } : {}),
       ...(config.webhookSecretDir ? { legacyDir: config.webhookSecretDir } : {}),
     });
+    // Before Worker.create starts the workflow threads, whose young generation it sizes.
+    const heap = compactWorkerHeap(config.workerHeap);
+    if (heap.applied.length > 0) log(`V8 heap: ${heap.applied.join(' ')}${heap.kept.length > 0 ? ` (kept the process's own ${heap.kept.join(', ')})` : ''}`);
     const worker = await Worker.create({
       connection: temporal.nativeConnection,
       ...createWorkerOptions(config, { api: research.api, store, secrets }),

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       research: { kind: 'emulator' },
       artifactDir: './.artifacts',
       codecServer: { corsOrigins: ['http://localhost:8080'], allowUnauthenticated: false },
+      workerHeap: 'compact',
       log: { level: 'info', format: 'json' },
     });
   });
@@ -45,6 +46,7 @@ describe('loadConfig', () => {
       CODEC_SERVER_TOKEN: 'codec-token-0123456789abcdef',
       METRICS_BIND_ADDRESS: '0.0.0.0:9464',
       WORKER_MAX_CACHED_WORKFLOWS: '500',
+      WORKER_HEAP: 'node',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
     });
@@ -57,6 +59,7 @@ describe('loadConfig', () => {
       codecServer: { corsOrigins: ['https://temporal-ui.example.com', 'http://localhost:8080'], allowUnauthenticated: false },
       metricsBindAddress: '0.0.0.0:9464',
       maxCachedWorkflows: 500,
+      workerHeap: 'node',
       log: { level: 'debug', format: 'pretty' },
     });
     expect(config.research.kind === 'service' && config.research.apiKey).toBe(KEY);
@@ -102,6 +105,7 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of trace, debug, info, warn, error'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', 'must be json or pretty'],
     [{ METRICS_BIND_ADDRESS: '9464' }, 'METRICS_BIND_ADDRESS', 'must be host:port'],
+    [{ WORKER_HEAP: 'small' }, 'WORKER_HEAP', 'must be compact or node'],
     [{ WORKER_MAX_CACHED_WORKFLOWS: 'lots' }, 'WORKER_MAX_CACHED_WORKFLOWS', 'must be a whole number of workflow executions'],
     [{ WORKER_MAX_CACHED_WORKFLOWS: '1' }, 'WORKER_MAX_CACHED_WORKFLOWS', 'must be 0 (no cache: every workflow task replays its history) or at least 2'],
     [{ WORKER_MAX_CACHED_WORKFLOWS: '1000000' }, 'WORKER_MAX_CACHED_WORKFLOWS', 'must be at most 100000'],

@@ -14,7 +14,8 @@ export {
   type ResearchConnection,
   type RunWorkerOptions,
 } from '../worker';
-export { loadConfig, ConfigError, type Config } from '../config';
+export { compactWorkerHeap, COMPACT_HEAP_GROWING_PERCENT, COMPACT_SEMI_SPACE_MB, type HeapSettings } from '../worker-heap';
+export { loadConfig, ConfigError, type Config, type WorkerHeapMode } from '../config';
 export { createLogger, configSecrets, PinoTemporalLogger, type LoggerOptions } from '../logging';
 export { installWorkerRuntime } from '../observability/runtime';
 export { ensureSearchAttributes, registerSearchAttributes, searchAttributeCommands } from '../register-search-attributes';
