@@ -2,18 +2,29 @@ import { setMaxListeners } from 'node:events';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ItemRequest } from '../pipelines/render-item';
 import { FailureType } from '../domain/failures';
-import type { PipelineBatchEntry, PipelineBatchOutcome } from '../domain/pipeline-types';
+import type { PipelineBatchEntry, PipelineBatchOutcome, PipelineItemRecord } from '../domain/pipeline-types';
+import type { ArtifactRef } from '../domain/artifacts';
 import { activityContext, heartbeat, lastHeartbeatDetails } from './context';
 import type { ActivityDeps } from './deps';
 import { checkedKeyPrefix, invalidInput } from './errors';
-import { itemResultKey } from './pipeline-items';
+import { itemRecordKey, itemResultKey } from './pipeline-items';
 import { failureType, isCancellation, lostAttemptsUsd, roundMicros, runPaidCall, type StoredCall } from './pipeline-item-calls';
 import type { ArtifactStore } from './store';
+
+/**
+ * What the activity needs to write an item's record itself when its call completes, as the run would
+ * (`PipelineItemRecord`): given only for an item no earlier attempt may have been charged for.
+ */
+export interface BatchItemRecordFields {
+  index: number;
+  attempts: number;
+  generation?: number;
+}
 
 /** `runPipelineItems` input: several Answer, Search or Contents items of one run, run as one activity. */
 export interface RunPipelineItemsInput {
   prefix: string;
-  items: Array<{ key: string; request: ItemRequest; reserveUsd?: number }>;
+  items: Array<{ key: string; request: ItemRequest; reserveUsd?: number; record?: BatchItemRecordFields }>;
 }
 
 /**
@@ -118,7 +129,7 @@ export async function runPipelineItems(
   const retryLater: RetryLater[] = [];
   let cancellation: Error | undefined;
   await Promise.all(
-    todo.map(async ({ key, request, reserveUsd = 0 }) => {
+    todo.map(async ({ key, request, reserveUsd = 0, record }) => {
       const unknown = earlier.unsettled.get(key) ?? 0;
       let stored: StoredCall;
       try {
@@ -149,7 +160,14 @@ export async function runPipelineItems(
         return;
       }
       const possiblyChargedUsd = lostAttemptsUsd(unknown, reserveUsd, stored.costUsd);
-      done.set(key, { key, status: 'completed', outcome: { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) } });
+      // The item's record, written here beside its result when nothing may have been charged twice (else the
+      // run writes it, with what it counts): the run then neither carries it through history nor writes it again.
+      const recorded = record !== undefined && possiblyChargedUsd === 0 && (await writeCompletedRecord(store, folder, key, record, stored.costUsd, result));
+      done.set(key, {
+        key,
+        status: 'completed',
+        outcome: { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}), ...(recorded ? { recorded: true } : {}) },
+      });
       report();
     }),
   );
@@ -183,6 +201,33 @@ export async function runPipelineItems(
     );
   }
   return { items: items.map((item) => done.get(item.key)!) };
+}
+
+/** Writes a completed item's record (as the run's `recordPipelineItems` would); false when the store refused it (the run writes it then). */
+async function writeCompletedRecord(
+  store: ArtifactStore,
+  folder: string,
+  key: string,
+  fields: BatchItemRecordFields,
+  costUsd: number,
+  result: ArtifactRef,
+): Promise<boolean> {
+  const record: PipelineItemRecord = {
+    key,
+    index: fields.index,
+    status: 'completed',
+    attempts: fields.attempts,
+    costUsd: roundMicros(costUsd),
+    finishedAt: Date.now(),
+    result,
+    ...(fields.generation ? { generation: fields.generation } : {}),
+  };
+  try {
+    await store.put(itemRecordKey(folder, key), `${JSON.stringify(record)}\n`, 'application/json');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function failedEntry(key: string, error: unknown, type: string | undefined, earlierPossiblyChargedUsd: number): PipelineBatchEntry {

@@ -155,6 +155,8 @@ export interface PipelineItemOutcome {
   result: ArtifactRef;
   /** Earlier attempts of this activity sent the call and never reported back: each may have been charged its reserved price. */
   possiblyChargedUsd?: number;
+  /** The activity wrote the item's record beside its result (a batch item the run asked it to record): the run does not write it again. */
+  recorded?: boolean;
 }
 
 /**

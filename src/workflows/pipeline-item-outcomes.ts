@@ -71,6 +71,7 @@ export function itemCallOutcome(outcome: PipelineItemOutcome): ItemOutcome {
     ...(possiblyChargedUsd > 0
       ? { possiblyChargedUsd, error: `possibly charged twice: ${possiblyChargedUsd} USD (an earlier attempt sent the call and never reported back)` }
       : {}),
+    ...(outcome.recorded ? { recorded: true } : {}),
   };
 }
 

@@ -221,10 +221,15 @@ export class PipelineRun {
    * cancellation. A write that fails (its few tries spent) is noted and left to the run's final write,
    * which covers every item: it neither fails nor holds the run.
    */
-  #sinkRows(records: readonly PipelineItemRecord[]): void {
+  #sinkRows(records: ReadonlyArray<Pick<PipelineItemRecord, 'key'>>): void {
     if (records.length === 0 || !this.#writesRows) return;
     this.#rowsQueued.push(...records.map((record) => record.key));
     this.#writeQueuedRows();
+  }
+
+  /** Upserts the SQL rows of items whose own activity stored their records (see `sinkRows`). */
+  sinkRecordedRows(): void {
+    this.#sinkRows(this.model.recordedKeys.splice(0).map((key) => ({ key })));
   }
 
   #writeQueuedRows(): void {

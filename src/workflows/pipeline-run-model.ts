@@ -40,6 +40,8 @@ export type ItemOutcome =
        * it still holds, and only `possiblyChargedUsd` (a step that may have been charged) follows a retry.
        */
       settledBySteps?: boolean;
+      /** Its record is stored already (a batch's activity wrote it beside the result): the run does not write it. */
+      recorded?: boolean;
     }
   /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
   | { status: 'credits_exhausted' };
@@ -94,6 +96,8 @@ export class PipelineRunModel {
   outputs?: PipelineOutputs;
   /** Records of ended items not yet written to the store. */
   pending: PipelineItemRecord[] = [];
+  /** Items that ended with their record stored by their own activity (not in `pending`), waiting for their SQL rows. */
+  recordedKeys: string[] = [];
   readonly inFlight = new Map<string, InFlight>();
   #retries: PlannedItem[];
   #page: PlannedItem[] = [];
@@ -314,22 +318,24 @@ export class PipelineRunModel {
     this.counts[outcome.status] += 1;
     const earlierUsd = item.possiblyChargedUsd ?? 0;
     const possiblyChargedUsd = roundUsd(earlierUsd + (outcome.possiblyChargedUsd ?? 0));
-    this.pending.push({
-      key: item.key,
-      index: item.index,
-      status: outcome.status,
-      attempts,
-      costUsd: roundUsd(outcome.costUsd + earlierUsd),
-      finishedAt: now,
-      ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}),
-      ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
-      ...(outcome.result ? { result: outcome.result } : {}),
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
-      ...(item.generation ? { generation: item.generation } : {}),
-      ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
-      ...(outcome.steps ? { steps: outcome.steps } : {}),
-    });
+    if (outcome.recorded) this.recordedKeys.push(item.key);
+    else
+      this.pending.push({
+        key: item.key,
+        index: item.index,
+        status: outcome.status,
+        attempts,
+        costUsd: roundUsd(outcome.costUsd + earlierUsd),
+        finishedAt: now,
+        ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}),
+        ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
+        ...(outcome.result ? { result: outcome.result } : {}),
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+        ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
+        ...(item.generation ? { generation: item.generation } : {}),
+        ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
+        ...(outcome.steps ? { steps: outcome.steps } : {}),
+      });
     if (outcome.openAtService) this.openAtService += 1;
     if (outcome.status === 'failed') {
       this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });

@@ -11,6 +11,7 @@ import {
   patched,
 } from '@temporalio/workflow';
 import type { ItemRequest } from '../pipelines/render-item';
+import type { BatchItemRecordFields } from '../activities/pipeline-item-batches';
 import { itemCalls, shortCalls } from './activity-proxies';
 import { continueAsNewAfterHandlers, handlersFinished, historyIsFull } from './continue-as-new';
 import { resumeSignal } from './definitions';
@@ -49,6 +50,8 @@ const RECHECK_DRAINED = 'recheck-drained-before-continue-as-new';
 const BACKGROUND_RECORDS = 'background-record-writes';
 /** Answer, Search and Contents items started together share one activity (`runPipelineItems`). */
 const BATCHED_ITEM_CALLS = 'batched-item-calls';
+/** A batch's activity writes the records of its items that completed cleanly, beside their results. */
+const BATCH_WRITES_RECORDS = 'batch-writes-item-records';
 /** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
 export const ADOPTED_ITEM_LOOK_MS = 30 * 60_000;
 
@@ -246,8 +249,22 @@ export class WindowStrategy implements RunStrategy {
     }
     void this.#runBatch(items).then((outcomes) => {
       items.forEach((item, index) => settle(item, outcomes[index]!));
+      this.run.sinkRecordedRows();
       this.run.wake();
     });
+  }
+
+  /** Whether this execution's batches write their items' records (histories recorded before carry every record through a write of the run's). */
+  #batchRecords?: boolean;
+
+  /**
+   * What a batch needs to write an item's record as the run would, for an item no earlier attempt may
+   * have been charged for (such an item's record says so, and the run writes it).
+   */
+  #recordFields(item: PlannedItem): BatchItemRecordFields | undefined {
+    this.#batchRecords ??= patched(BATCH_WRITES_RECORDS);
+    if (!this.#batchRecords || (item.possiblyChargedUsd ?? 0) > 0) return undefined;
+    return { index: item.index, attempts: this.run.model.inFlight.get(item.key)?.attempts ?? 1, ...(item.generation ? { generation: item.generation } : {}) };
   }
 
   /** Runs a batch of started Answer, Search or Contents items to one outcome each (in order); never throws. */
@@ -255,7 +272,10 @@ export class WindowStrategy implements RunStrategy {
     try {
       const outcome = await itemCalls.runPipelineItems({
         prefix: this.run.prefix,
-        items: items.map((item) => ({ key: item.key, request: item.request as ItemRequest, reserveUsd: item.reserveUsd })),
+        items: items.map((item) => {
+          const record = this.#recordFields(item);
+          return { key: item.key, request: item.request as ItemRequest, reserveUsd: item.reserveUsd, ...(record ? { record } : {}) };
+        }),
       });
       return items.map((item, index) => {
         const entry = outcome.items[index];

@@ -142,6 +142,47 @@ describeScenarios('money safety: Search items run in batches (one activity for s
     expect(batches.find((keys) => keys.includes('item-6'))?.length).toBeGreaterThan(1);
   });
 
+  it("a batch writes the records of its items that completed beside their results: the run's history carries only the others' records", async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    const input = await pipelineInput(definition('batch-records', 'item-6'), world, { runKey: 'records' });
+    const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/batch-records/records', args: [input] });
+    const result = await handle.result();
+    await recordHistory(handle, 'pipeline-batch-records');
+
+    expect(result.counts).toMatchObject({ completed: 11, failed: 1 });
+    const charged = new Map(world.emulator.accounts.chargeLog().map((charge) => [/Facts about (\S+)/.exec(charge.subject ?? '')?.[1], charge.usd]));
+    for (const [index, key] of items.entries()) {
+      const record = await recordOf(result, key);
+      if (key === 'item-6') expect(record).toMatchObject({ status: 'failed', costUsd: 0 });
+      // What the service charged for it, its place in the input, its stored result.
+      else
+        expect(record).toMatchObject({
+          key,
+          index,
+          status: 'completed',
+          attempts: 1,
+          costUsd: charged.get(key),
+          result: { key: expect.stringContaining(`/results/${key}.json`) },
+        });
+    }
+    // The records the run itself wrote (through history): the first item's (it ran alone, as the price probe) and the refused one's.
+    const history = (await handle.historyJson()) as {
+      events: Array<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string }; input?: { payloads?: Array<{ data?: string }> } } }>;
+    };
+    const written = history.events
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'recordPipelineItems')
+      .flatMap((event) => event.activityTaskScheduledEventAttributes!.input!.payloads!)
+      .flatMap((payload) =>
+        (JSON.parse(Buffer.from(payload.data ?? '', 'base64').toString('utf8')) as { records: PipelineItemRecord[] }).records.map((record) => record.key),
+      );
+    expect(written.sort()).toEqual(['item-1', 'item-6']);
+    expect(result.ledger.spentUsd).toBeCloseTo(
+      [...charged.values()].reduce((sum, usd) => sum + usd, 0),
+      6,
+    );
+  });
+
   it('cancelling the run cancels the calls of its batches in flight and counts each of their items at its reserved price', async () => {
     const env = getEnv();
     // Every search is held 3 s before the service handles (and charges) it.
