@@ -166,7 +166,10 @@ export async function runPipelineItems(
       done.set(key, {
         key,
         status: 'completed',
-        outcome: { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}), ...(recorded ? { recorded: true } : {}) },
+        // A recorded item's result is named in its record: the run needs only its cost (history stays small).
+        outcome: recorded
+          ? { costUsd: stored.costUsd, recorded }
+          : { costUsd: stored.costUsd, result, ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}) },
       });
       report();
     }),

@@ -152,7 +152,8 @@ export interface PipelineStepRecord {
 /** `runPipelineItem` result: what an Answer, Search or Contents call cost and where its result is. */
 export interface PipelineItemOutcome {
   costUsd: number;
-  result: ArtifactRef;
+  /** The stored result (absent when `recorded`: the item's record names it). */
+  result?: ArtifactRef;
   /** Earlier attempts of this activity sent the call and never reported back: each may have been charged its reserved price. */
   possiblyChargedUsd?: number;
   /** The activity wrote the item's record beside its result (a batch item the run asked it to record): the run does not write it again. */
