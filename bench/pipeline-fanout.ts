@@ -133,6 +133,7 @@ async function measure(client: Client, emulator: EmulatorProcess, workflowId: st
     };
   }
   const histories = await chainHistories(client, workflowId);
+  if (process.env.BENCH_OUTPUTS_TIMING) logOutputsTiming(histories[0]?.events ?? []);
   return {
     seconds,
     itemsPerSecond: items / seconds,
@@ -150,6 +151,21 @@ async function measure(client: Client, emulator: EmulatorProcess, workflowId: st
     },
     ...(afterGc ? { afterGc } : {}),
   };
+}
+
+/** BENCH_OUTPUTS_TIMING=1: how long the last run's writePipelineOutputs took, scheduled to completed, from its history. */
+function logOutputsTiming(
+  events: ReadonlyArray<{
+    eventId?: unknown;
+    eventTime?: { seconds?: unknown; nanos?: number | null } | null;
+    activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null;
+    activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown } | null;
+  }>,
+): void {
+  const ms = (event: (typeof events)[number]) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+  const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'writePipelineOutputs');
+  const completed = events.find((event) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId ?? '-'));
+  if (scheduled && completed) log(`writePipelineOutputs: ${((ms(completed) - ms(scheduled)) / 1000).toFixed(2)} s (scheduled to completed, last run)`);
 }
 
 /** The step each item runs, in the definition's YAML. */
