@@ -82,7 +82,7 @@ export async function writePipelineOutputs(store: ArtifactStore, input: WritePip
   const filled = files.map((file) => file.columns.map(() => 0));
   const current = new Map<string, ComparableItem>();
   const spooled = files.filter((file) => file.output.format !== 'markdown');
-  const spoolDir = spooled.length > 0 ? await mkdtemp(path.join(tmpdir(), 'rp-outputs-')) : undefined;
+  const spoolDir = spooled.length > 0 ? await mkdtemp(path.join(tmpdir(), 'rp-output-spool-')) : undefined;
   try {
     for (const [index, file] of spooled.entries()) {
       file.spool = await SpoolFile.create(path.join(spoolDir!, `${index}.${file.output.format}`));
