@@ -6,5 +6,13 @@ import { stringify } from 'csv-stringify/sync';
  * (`=HYPERLINK(...)`, `+cmd|...`) instead of running it.
  */
 export function csvText(header: readonly string[], rows: readonly string[][], options: { escapeFormulas: boolean }): string {
-  return stringify([[...header], ...rows], { escape_formulas: options.escapeFormulas });
+  return csvRows([[...header], ...rows], options);
+}
+
+/**
+ * The text of some rows of a CSV file, each ending in a newline: a file written a few rows at a time
+ * (header first) reads exactly as `csvText` of all its rows, since each row is written on its own.
+ */
+export function csvRows(rows: ReadonlyArray<readonly string[]>, options: { escapeFormulas: boolean }): string {
+  return stringify(rows as string[][], { escape_formulas: options.escapeFormulas });
 }

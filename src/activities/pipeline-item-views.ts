@@ -8,7 +8,7 @@ import type { PipelineItemRecord, PipelineStepRecord } from '../domain/pipeline-
 import { heartbeat } from './context';
 import { checkedKeyPrefix } from './errors';
 import { itemRecordKey, keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
-import type { ArtifactStore } from './store';
+import { ArtifactNotFoundError, type ArtifactStore } from './store';
 import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** Largest stored result read back into outputs (bigger ones are linked, not inlined). */
@@ -107,10 +107,26 @@ export async function viewOf(
   index: number,
   steps?: ReadonlyArray<{ id: string; kind: string }>,
 ): Promise<ItemResultView> {
-  const ref = await store.stat(itemRecordKey(prefix, key));
-  const notRun = steps ? { steps: steps.map((step) => ({ id: step.id, kind: step.kind, status: 'not_run' as const, costUsd: 0, files: [] })) } : {};
-  if (!ref) return { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [], sourcesCount: 0, ...notRun };
-  const record = (await readJson(store, ref.key)) as PipelineItemRecord;
+  return (await viewAndRecordOf(store, prefix, key, index, steps)).view;
+}
+
+/** An item's view with the record it came from (none for an item that never started). */
+async function viewAndRecordOf(
+  store: ArtifactStore,
+  prefix: string,
+  key: string,
+  index: number,
+  steps?: ReadonlyArray<{ id: string; kind: string }>,
+): Promise<{ view: ItemResultView; record?: PipelineItemRecord }> {
+  let record: PipelineItemRecord;
+  try {
+    // One read: a record that is not there rejects with ArtifactNotFoundError, which says what a stat would.
+    record = (await readJson(store, itemRecordKey(prefix, key))) as PipelineItemRecord;
+  } catch (error) {
+    if (!(error instanceof ArtifactNotFoundError)) throw error;
+    const notRun = steps ? { steps: steps.map((step) => ({ id: step.id, kind: step.kind, status: 'not_run' as const, costUsd: 0, files: [] })) } : {};
+    return { view: { key, index, status: 'not_started', costUsd: 0, attempts: 0, files: [], sourcesCount: 0, ...notRun } };
+  }
   const view: ItemResultView = {
     key,
     index,
@@ -131,18 +147,25 @@ export async function viewOf(
     // A steps: item cites what its steps cite.
     view.sourcesCount += view.steps.reduce((sum, step) => sum + (step.sourcesCount ?? 0), 0);
   }
-  return view;
+  return { view, record };
 }
 
-/** Visits every item of the run in input order with its view and its input value. */
-export async function eachItem(
-  store: ArtifactStore,
-  run: PipelineRunRef,
-  visit: (view: ItemResultView, value: unknown) => void | Promise<void>,
-): Promise<void> {
-  const prefix = checkedKeyPrefix(run.prefix);
+/**
+ * Views read ahead of the visitor, at most this many at once: the store's latency overlaps, and memory
+ * stays bounded (a view may inline a result of up to MAX_INLINE_BYTES).
+ */
+export const VIEWS_READ_AHEAD = 16;
+
+/** An input item to visit: its key and index, and its value. */
+interface ItemToVisit {
+  key: string;
+  index: number;
+  value: unknown;
+}
+
+/** The run's input items kept by `where`, in input order, page by page (a heartbeat per page read). */
+async function* itemsToVisit(run: PipelineRunRef): AsyncGenerator<ItemToVisit> {
   const context = runContext(run);
-  const steps = run.definition.steps ? sequenceSteps(run.definition).map((step) => ({ id: step.id, kind: step.kind })) : undefined;
   let cursor;
   for (let done = false; !done;) {
     let page;
@@ -156,10 +179,49 @@ export async function eachItem(
     }
     for (const item of page.items) {
       if (!keptByWhere(run.definition, item.value, context.params)) continue;
-      const { key } = keyOf(run.definition, run.source, item, context);
-      await visit(await viewOf(store, prefix, key, item.index, steps), item.value);
+      yield { key: keyOf(run.definition, run.source, item, context).key, index: item.index, value: item.value };
     }
     ({ cursor, done } = page);
     heartbeat({ index: cursor.index });
+  }
+}
+
+/**
+ * Visits every item of the run in input order with its view, its input value and its record (none for
+ * an item that never started). Up to VIEWS_READ_AHEAD views are read while the visitor works; the visitor
+ * still sees one item at a time, in order.
+ */
+export async function eachItem(
+  store: ArtifactStore,
+  run: PipelineRunRef,
+  visit: (view: ItemResultView, value: unknown, record: PipelineItemRecord | undefined) => void | Promise<void>,
+): Promise<void> {
+  const prefix = checkedKeyPrefix(run.prefix);
+  const steps = run.definition.steps ? sequenceSteps(run.definition).map((step) => ({ id: step.id, kind: step.kind })) : undefined;
+  const ahead: Array<{ value: unknown; read: Promise<{ view: ItemResultView; record?: PipelineItemRecord }> }> = [];
+  const items = itemsToVisit(run);
+  let more = true;
+  const fill = async (): Promise<void> => {
+    while (more && ahead.length < VIEWS_READ_AHEAD) {
+      const next = await items.next();
+      if (next.done) {
+        more = false;
+        return;
+      }
+      const { key, index, value } = next.value;
+      const read = viewAndRecordOf(store, prefix, key, index, steps);
+      // Read ahead, so it may fail before the visitor reaches it: its error is thrown when it does.
+      read.catch(() => undefined);
+      ahead.push({ value, read });
+    }
+  };
+  try {
+    for (await fill(); ahead.length > 0; await fill()) {
+      const { value, read } = ahead.shift()!;
+      const { view, record } = await read;
+      await visit(view, value, record);
+    }
+  } finally {
+    await items.return(undefined);
   }
 }
