@@ -130,6 +130,7 @@ export class WindowStrategy implements RunStrategy {
     for (;;) {
       run.changed = false;
       if (model.needsPage && !model.stopping) await this.#readPage();
+      this.#readAheadIfDue();
       let decision = model.decide(Date.now());
       // Answer, Search and Contents items started together share one activity (see itemBatchSize).
       let group: BatchGroup | undefined;

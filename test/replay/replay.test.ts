@@ -59,6 +59,7 @@ describe("recorded histories replay on today's workflow code", () => {
         'pipeline-carries-steps-item',
         'pipeline-adopts-steps-item',
         'pipeline-batched-items',
+        'pipeline-read-ahead',
       ]),
     );
   });
