@@ -1,10 +1,12 @@
 import { itemRecordKey } from '../../src/activities/pipeline-items';
 import { pipelineRunPrefix } from '../../src/domain/ids';
 import type { PipelineRunResult } from '../../src/domain/pipeline-types';
+import { pipelineRunStateQuery } from '../../src/workflows/definitions';
+import { cancelledRun } from '../support/cancelled';
 import { jsonlOutput } from '../support/pipeline-runs';
 import { describeScenarios, recordHistory } from '../support/scenario-env';
 import { pipelineInput } from './pipeline-world';
-import { makeWorld, researchSetup, type ResearchWorld } from './world';
+import { makeWorld, replaceActivity, researchSetup, type ResearchWorld } from './world';
 
 interface HistoryEvent {
   eventType: string;
@@ -95,5 +97,65 @@ budget_usd: 10
       startedWhileReading += keys.filter((key) => Number(key.slice(1)) - 1 < readAt).length;
     }
     expect(startedWhileReading).toBeGreaterThan(0);
+  });
+
+  it('a run cancelled while it waits for the page read ahead ends cancelled, with what ran recorded and nothing paid twice', async () => {
+    const env = getEnv();
+    world = await makeWorld(env, { emulator: { defaultCreditsUsd: 100 } });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let secondPageAsked = false;
+    // The second page's read does not end until the test lets it (after the run ended).
+    replaceActivity('readPipelinePage', (original) => async (args) => {
+      if ((args.cursor?.index ?? 0) >= 10) {
+        secondPageAsked = true;
+        await held;
+      }
+      return original(args);
+    });
+    try {
+      const input = await pipelineInput(
+        `
+name: ahead
+input:
+  jsonl: items.jsonl
+  key: "{{ item.id }}"
+step:
+  search:
+    query: "Facts about {{ item.id }}"
+    max_num_results: 1
+concurrency: 3
+start_rate_per_second: 50
+budget_usd: 10
+`,
+        world,
+        {
+          runKey: 'cancelled',
+          files: {
+            'items.jsonl': `${rows
+              .slice(0, 30)
+              .map((row) => JSON.stringify(row))
+              .join('\n')}\n`,
+          },
+          pageSize: 10,
+        },
+      );
+      const handle = await env.start<PipelineRunResult>('pipelineRunWorkflow', { workflowId: 'pipeline-run/ahead/cancelled', args: [input] });
+      await env.waitUntil(async () => secondPageAsked && (await handle.query(pipelineRunStateQuery)).counts.completed === 10, {
+        description: "the first page's items to end while the second page is read",
+      });
+      await handle.cancel();
+      const state = await cancelledRun(handle);
+      expect(state.phase).toBe('cancelled');
+      expect(state.counts).toMatchObject({ read: 10, completed: 10, failed: 0 });
+      const searches = world.emulator.accounts.chargeLog().filter((charge) => charge.reason === 'search');
+      expect(searches).toHaveLength(10);
+      // The output names every input item: those that ran completed, the rest were not started.
+      const lines = await jsonlOutput<{ key: string; status: string }>(state.outputs);
+      expect(lines.filter((line) => line.status === 'completed').map((line) => line.key)).toEqual(rows.slice(0, 10).map((row) => row.id));
+      expect(new Set(lines.filter((line) => line.status !== 'completed').map((line) => line.status))).toEqual(new Set(['not_started']));
+    } finally {
+      release();
+    }
   });
 });
