@@ -22,6 +22,8 @@ export interface ReadPipelinePageInput extends PipelineRunRef {
 export const MAX_PAGE_BYTES = 512 * 1024;
 /** Most bytes one planned item (its rendered request) may carry: larger ones fail alone. */
 export const MAX_PLANNED_ITEM_BYTES = 128 * 1024;
+/** Items of a page planned at once (each looks up its record in the store; a service workflow item may ask for a preview). */
+export const PLAN_CONCURRENCY = 16;
 
 /**
  * Reads one page of the run's input from `cursor` and plans each item: its key, its request rendered
@@ -38,8 +40,21 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
   let bytes = 0;
   // Rows `input.where:` leaves out are never keyed, priced or run; `skip` counts kept rows only.
   const kept = page.items.filter((item) => keptByWhere(input.definition, item.value, context.params));
-  for (const item of kept.slice(skip)) {
-    let planned = await planItem(deps, input, prefix, item, context, previews);
+  const rows = kept.slice(skip);
+  // Items are planned PLAN_CONCURRENCY at a time (a record look-up each, a preview for service
+  // workflows) and taken in order, so the page and its byte cut are those of planning one by one.
+  const plans: Array<Promise<PlannedItem>> = [];
+  const planAhead = (upTo: number): void => {
+    while (plans.length < Math.min(upTo, rows.length)) {
+      const plan = planItem(deps, input, prefix, rows[plans.length]!, context, previews);
+      // A plan never awaited (the page was cut before it, or an earlier one failed) rejects unseen.
+      plan.catch(() => undefined);
+      plans.push(plan);
+    }
+  };
+  for (const [position, item] of rows.entries()) {
+    planAhead(position + PLAN_CONCURRENCY);
+    let planned = await plans[position]!;
     const size = Buffer.byteLength(JSON.stringify(planned));
     // An item too large to sit in history fails alone; a page stops before it would grow past its budget.
     if (size > MAX_PLANNED_ITEM_BYTES)
@@ -52,8 +67,8 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
       };
     else if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) {
       // The cursor must point just past the items returned: read that many rows again for its position.
-      const rows = items[items.length - 1]!.index + 1 - (input.cursor?.index ?? 0);
-      const exact = await readSourcePage(input.source, input.cursor, rows);
+      const read = items[items.length - 1]!.index + 1 - (input.cursor?.index ?? 0);
+      const exact = await readSourcePage(input.source, input.cursor, read);
       return { items, cursor: exact.cursor, done: false };
     }
     items.push(planned);

@@ -190,6 +190,21 @@ export class PipelineRunModel {
     return { ...(this.#pageCursor ? { cursor: this.#pageCursor } : {}), skip: this.#pageTaken };
   }
 
+  /** Items of the current page not yet taken (retries not counted). */
+  get pageLeft(): number {
+    return this.#page.length;
+  }
+
+  /**
+   * Where the page after the current one starts, to read it ahead while the current one is worked
+   * through (it is what `pageRequest()` gives once the current page is used up); undefined when the
+   * current page is the input's last, or none is loaded.
+   */
+  nextPageRequest(): { cursor: ItemCursor; skip: number } | undefined {
+    if (!this.#pageLoaded || this.#lastPage || this.#exhausted || this.#page.length === 0 || !this.#nextCursor) return undefined;
+    return { cursor: this.#nextCursor, skip: 0 };
+  }
+
   /** Takes a page read at `pageRequest()`. */
   loadPage(page: PlannedPage): void {
     this.#page = page.items;

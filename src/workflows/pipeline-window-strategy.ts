@@ -33,8 +33,8 @@ import {
 } from './pipeline-item-outcomes';
 import type { PipelineRun, RunStrategy } from './pipeline-run-context';
 import type { ItemOutcome } from './pipeline-run-model';
-import type { PipelineRunInput, PipelineRunResult, PlannedItem, StepPosition } from '../domain/pipeline-types';
-import { pageSizeFor, RECORD_FLUSH_SIZE } from './pipeline-window';
+import type { PipelineRunInput, PipelineRunResult, PlannedItem, PlannedPage, StepPosition } from '../domain/pipeline-types';
+import { pageSizeFor, readAheadDue, RECORD_FLUSH_SIZE } from './pipeline-window';
 import { runItemSteps } from './pipeline-steps';
 import type { StepCarrying } from './pipeline-step-carry';
 import type { ResearchTaskInput } from './types';
@@ -52,6 +52,8 @@ const BACKGROUND_RECORDS = 'background-record-writes';
 const BATCHED_ITEM_CALLS = 'batched-item-calls';
 /** A batch's activity writes the records of its items that completed cleanly, beside their results. */
 const BATCH_WRITES_RECORDS = 'batch-writes-item-records';
+/** The next page of the input is read while the current one is worked through (see `readAheadDue`). */
+const READ_AHEAD = 'read-next-page-ahead';
 /** How often a run looks at an adopted item whose report has not come (the report is the normal way). */
 export const ADOPTED_ITEM_LOOK_MS = 30 * 60_000;
 
@@ -74,6 +76,10 @@ export class WindowStrategy implements RunStrategy {
   /** Steps' research tasks this execution follows without having started them (carried or found running), by item key. */
   readonly #followedSteps = new Map<string, string>();
   readonly #pageSize: number;
+  /** The next page, read ahead at `request` (its result or its final failure; a page not taken is read again by whoever needs it). */
+  #ahead?: { request: PageRequest; read: Promise<{ page: PlannedPage } | { error: unknown }> };
+  /** Whether this execution reads pages ahead (histories recorded before read each page when the last one is used up). */
+  #readsAhead?: boolean;
 
   constructor(
     private readonly run: PipelineRun,
@@ -127,6 +133,7 @@ export class WindowStrategy implements RunStrategy {
     for (;;) {
       run.changed = false;
       if (model.needsPage && !model.stopping) await this.#readPage();
+      this.#readAheadIfDue();
       let decision = model.decide(Date.now());
       // Answer, Search and Contents items started together share one activity (see itemBatchSize).
       let group: BatchGroup | undefined;
@@ -157,6 +164,7 @@ export class WindowStrategy implements RunStrategy {
         decision = model.decide(Date.now());
       }
       if (group) this.#launchGroup(group.items);
+      this.#readAheadIfDue();
       if (decision.reason === 'no_items' && model.needsPage && !model.stopping) continue;
       model.showWait(decision);
       run.publish();
@@ -212,14 +220,51 @@ export class WindowStrategy implements RunStrategy {
 
   async #readPage(): Promise<void> {
     const { model } = this.run;
+    const request = model.pageRequest();
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
     try {
-      model.loadPage(await shortCalls.readPipelinePage({ ...this.run.ref, ...model.pageRequest(), limit: this.#pageSize }));
+      if (ahead && samePageRequest(ahead.request, request)) {
+        // Read beside the window while the last page was worked through: its result, or its final failure.
+        const read = await ahead.read;
+        if ('error' in read) throw read.error;
+        model.loadPage(read.page);
+      } else model.loadPage(await shortCalls.readPipelinePage({ ...this.run.ref, ...request, limit: this.#pageSize }));
     } catch (error) {
       // Any failure that reaches here is final (the activity's retries are spent, or it cannot be retried):
       // the run stops starting, lets what runs finish, writes its outputs and fails saying why.
       if (isCancellation(error)) throw error;
       model.inputFailed(`the input could not be read further: ${failureMessage(error)}`);
     }
+  }
+
+  /**
+   * Starts reading the next page when the current one runs low (`readAheadDue`), so starts go on at the
+   * page boundary instead of waiting for the read. The run's cursor stays where the run stands: a page read
+   * ahead and not taken (the run continued as new, or stopped) is simply not carried.
+   */
+  #readAheadIfDue(): void {
+    const { model } = this.run;
+    const request = model.nextPageRequest();
+    const view = {
+      left: model.pageLeft,
+      morePages: request !== undefined,
+      reading: this.#ahead !== undefined,
+      stopping: model.stopping,
+      concurrency: this.run.definition.concurrency,
+      pageSize: this.#pageSize,
+    };
+    if (!request || !readAheadDue(view)) return;
+    this.#readsAhead ??= patched(READ_AHEAD);
+    if (!this.#readsAhead) return;
+    this.#ahead = {
+      request,
+      // Never rejects: a failure (or the run's cancellation) is taken when the page is needed.
+      read: shortCalls.readPipelinePage({ ...this.run.ref, ...request, limit: this.#pageSize }).then(
+        (page) => ({ page }),
+        (error: unknown) => ({ error }),
+      ),
+    };
   }
 
   /** Whether this execution sends Answer, Search and Contents items in batches (histories recorded before send one activity per item). */
@@ -419,4 +464,12 @@ export class WindowStrategy implements RunStrategy {
       reports.delete(key);
     }
   }
+}
+
+/** Where a page read starts: its cursor, and how many of its items an earlier execution took. */
+type PageRequest = ReturnType<PipelineRun['model']['pageRequest']>;
+
+/** Whether two page reads start at the same place. */
+function samePageRequest(a: PageRequest, b: PageRequest): boolean {
+  return a.skip === b.skip && JSON.stringify(a.cursor ?? null) === JSON.stringify(b.cursor ?? null);
 }

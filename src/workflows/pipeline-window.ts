@@ -80,6 +80,30 @@ export function pageSizeFor(concurrency: number, requested?: number): number {
   return Math.max(1, Math.min(200, requested ?? Math.max(20, concurrency * 2)));
 }
 
+/** What the read-ahead rule looks at. */
+export interface ReadAheadView {
+  /** Items of the current page not yet taken. */
+  left: number;
+  /** A page follows the current one (it is not the input's last). */
+  morePages: boolean;
+  /** The next page is being read already. */
+  reading: boolean;
+  /** No new starts (draining for continue-as-new, cancelled, failing): the next page would not be used. */
+  stopping: boolean;
+  concurrency: number;
+  pageSize: number;
+}
+
+/**
+ * Whether the run starts reading the next page now, beside the window, so that starts go on at the page
+ * boundary instead of waiting for the read: once the current page holds no more items than the window can
+ * hold (its concurrency) or half a page, whichever is more. One page is read ahead at most.
+ */
+export function readAheadDue(view: ReadAheadView): boolean {
+  if (!view.morePages || view.reading || view.stopping || view.left === 0) return false;
+  return view.left <= Math.max(view.concurrency, Math.ceil(view.pageSize / 2));
+}
+
 /** Failure types that another attempt cannot fix: the request itself is wrong. */
 // A create whose outcome nobody settled may have made a task: running the item again could pay twice.
 const PERMANENT_FAILURES: ReadonlySet<string> = new Set([

@@ -60,6 +60,7 @@ describe("recorded histories replay on today's workflow code", () => {
         'pipeline-adopts-steps-item',
         'pipeline-batched-items',
         'pipeline-batch-records',
+        'pipeline-read-ahead',
       ]),
     );
   });

@@ -25,6 +25,49 @@ function model(budgetUsd = 1, extra: Partial<typeof limits> = {}): PipelineRunMo
 }
 
 describe('PipelineRunModel', () => {
+  it("says where the next page starts while the current one is worked through: the page's end, none taken, the same as the read at the boundary", () => {
+    const run = model(10, { concurrency: 5 });
+    expect(run.nextPageRequest()).toBeUndefined();
+    run.loadPage({ items: [item('a', 0), item('b', 1), item('c', 2)], cursor: cursor(4), done: false });
+    expect(run.pageLeft).toBe(3);
+    expect(run.nextPageRequest()).toEqual({ cursor: cursor(4), skip: 0 });
+    const first = run.decide(0);
+    if (first.kind !== 'start') throw new Error(`expected a start, got ${first.kind}`);
+    run.start(first.item, 0);
+    expect(run.pageLeft).toBe(2);
+    // What continue-as-new carries is where the run stands, not the page read ahead.
+    expect(run.toCarried({ runKey: 'r', runDate: '2026-01-01', startedAt: 0, executions: 1 })).toMatchObject({ pageTaken: 1 });
+    expect(run.toCarried({ runKey: 'r', runDate: '2026-01-01', startedAt: 0, executions: 1 }).pageCursor).toBeUndefined();
+    const ahead = run.nextPageRequest();
+    for (let at = 1; at <= 2; at += 1) {
+      const decision = run.decide(at * 1000);
+      if (decision.kind !== 'start') throw new Error(`expected a start, got ${decision.kind}`);
+      run.start(decision.item, at * 1000);
+    }
+    expect(run.needsPage).toBe(true);
+    expect(run.pageRequest()).toEqual(ahead);
+    expect(run.nextPageRequest()).toBeUndefined();
+    // The input's last page has nothing after it.
+    run.loadPage({ items: [item('d', 4)], cursor: cursor(5), done: true });
+    expect(run.nextPageRequest()).toBeUndefined();
+  });
+
+  it('queues a retry before the page: the page read ahead waits behind it', () => {
+    const run = model(10, { concurrency: 5 });
+    run.loadPage({ items: [item('a', 0), item('b', 1)], cursor: cursor(2), done: false });
+    const first = run.decide(0);
+    if (first.kind !== 'start') throw new Error(`expected a start, got ${first.kind}`);
+    run.start(first.item, 0);
+    run.settle('a', { status: 'failed', costUsd: 0, error: 'busy', failureType: 'ServiceUnavailable' }, 10);
+    expect(run.peek()?.key).toBe('a');
+    expect(run.nextPageRequest()).toEqual({ cursor: cursor(2), skip: 0 });
+    const again = run.decide(2000);
+    if (again.kind !== 'start') throw new Error(`expected a start, got ${again.kind}`);
+    expect(again.item.key).toBe('a');
+    run.start(again.item, 2000);
+    expect(run.pageLeft).toBe(1);
+  });
+
   it('reads a page, starts within the window, and asks for the next page when the first is taken', () => {
     const run = model();
     expect(run.needsPage).toBe(true);

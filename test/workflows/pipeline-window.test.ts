@@ -1,6 +1,6 @@
 import { availableUsd, fitsBudget, raiseBudget, reserve, reserveFor, settle } from '../../src/domain/budget';
 import { budgetRaiseProblem } from '../../src/workflows/message-checks';
-import { decideNext, msUntilToken, pageSizeFor, refill, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
+import { decideNext, msUntilToken, pageSizeFor, readAheadDue, refill, shouldRetry, type WindowView } from '../../src/workflows/pipeline-window';
 import type { PlannedItem } from '../../src/domain/pipeline-types';
 
 const item = (key: string, extra: Partial<PlannedItem> = {}): PlannedItem => ({
@@ -98,6 +98,28 @@ describe('start rate, pages, continue-as-new and retries', () => {
     expect(pageSizeFor(50)).toBe(100);
     expect(pageSizeFor(500)).toBe(200);
     expect(pageSizeFor(5, 7)).toBe(7);
+  });
+
+  it('reads the next page ahead once the current one holds no more than the window or half a page', () => {
+    const view = { left: 100, morePages: true, reading: false, stopping: false, concurrency: 100, pageSize: 200 };
+    // A window of 100 over pages of 200: the read starts when 100 items are left, not at the boundary.
+    expect(readAheadDue({ ...view, left: 101 })).toBe(false);
+    expect(readAheadDue(view)).toBe(true);
+    expect(readAheadDue({ ...view, left: 1 })).toBe(true);
+    // A small window still reads at half the page; a window larger than the page reads as soon as a page is taken.
+    expect(readAheadDue({ ...view, concurrency: 4, pageSize: 20, left: 11 })).toBe(false);
+    expect(readAheadDue({ ...view, concurrency: 4, pageSize: 20, left: 10 })).toBe(true);
+    expect(readAheadDue({ ...view, concurrency: 4, pageSize: 7, left: 4 })).toBe(true);
+    expect(readAheadDue({ ...view, concurrency: 500, pageSize: 200, left: 200 })).toBe(true);
+  });
+
+  it('never reads ahead past the last page, twice at once, for a used-up page, or while the run stops starting', () => {
+    const view = { left: 10, morePages: true, reading: false, stopping: false, concurrency: 100, pageSize: 200 };
+    expect(readAheadDue(view)).toBe(true);
+    expect(readAheadDue({ ...view, morePages: false })).toBe(false);
+    expect(readAheadDue({ ...view, reading: true })).toBe(false);
+    expect(readAheadDue({ ...view, left: 0 })).toBe(false);
+    expect(readAheadDue({ ...view, stopping: true })).toBe(false);
   });
 
   it('retries while attempts are left, never a request the service refused as invalid', () => {
