@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { ResearchClient } from '../src/api';
 import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../src/activities';
@@ -214,7 +214,10 @@ export async function runFanoutBench(
     maxConcurrentActivityTaskExecutions: WINDOW * 2,
     ...workerOverrides(),
   });
-  const client = new Client({ connection: server.connection, namespace: server.namespace });
+  // Its own connection, taking messages past gRPC's default 4 MB: a page of a run's history (up to ~4 MB of
+  // events, near the server's continue-as-new suggestion) can be larger than that.
+  const connection = await Connection.connect({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 } });
+  const client = new Client({ connection, namespace: server.namespace });
   try {
     return await worker.runUntil(async () => {
       const rows = Array.from({ length: ITEMS }, (_, index) => JSON.stringify({ id: `t${index + 1}`, topic: `topic number ${index + 1}` })).join('\n');
@@ -302,6 +305,7 @@ export async function runFanoutBench(
       };
     });
   } finally {
+    await connection.close();
     await api.close();
     await emulator.close();
     await rm(dir, { recursive: true, force: true });
