@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { CreateBucketCommand, DeleteObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { TestStoreInfo } from './seaweedfs';
 
@@ -32,7 +33,13 @@ export async function openTestBucket(info: TestStoreInfo & { available: true }, 
       await client.send(new ListBucketsCommand({}));
       break;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`SeaweedFS at ${info.endpoint} did not answer S3 within ${timeoutMs} ms`, { cause: error });
+      if (Date.now() > deadline) {
+        const output = info.logFile ? await readFile(info.logFile, 'utf8').catch(() => '') : '';
+        const tail = output.trim().split('\n').slice(-15).join('\n');
+        throw new Error(`SeaweedFS at ${info.endpoint} did not answer S3 within ${timeoutMs} ms${tail ? `; the end of its output:\n${tail}` : ''}`, {
+          cause: error,
+        });
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,15 @@ export const SEAWEEDFS_DIR = path.resolve(__dirname, '..', '..', '.seaweedfs');
 
 /** An S3 endpoint of the run's SeaweedFS with its credentials, or why there is none. */
 export type TestStoreInfo =
-  | { readonly available: true; readonly endpoint: string; readonly region: string; readonly accessKeyId: string; readonly secretAccessKey: string }
+  | {
+      readonly available: true;
+      readonly endpoint: string;
+      readonly region: string;
+      readonly accessKeyId: string;
+      readonly secretAccessKey: string;
+      /** SeaweedFS's own output, while it runs. */
+      readonly logFile?: string;
+    }
   | { readonly available: false; readonly reason: string };
 
 /** A running SeaweedFS: its S3 endpoint, and how to stop it and delete its data. */
@@ -34,15 +42,29 @@ export function weedBinary(dir: string = process.env.SEAWEEDFS_INSTALL_DIR ?? SE
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports SeaweedFS is given: below Linux's ephemeral range (32768 and up), so no server another test starts
+ * on port 0 is handed one of them in the seconds before SeaweedFS binds it (its S3 gateway binds last,
+ * about 12 s after the start, and the process exits when a port is taken).
+ */
+const PORTS_FROM = 20_000;
+const PORTS_TO = 32_000;
+
+/** Whether `port` can be bound on loopback now. */
+async function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free loopback port between ${PORTS_FROM} and ${PORTS_TO}`);
 }
 
 /**
@@ -93,10 +115,14 @@ export async function startSeaweedFs(weed: string): Promise<SeaweedFs> {
     `-s3.localSocket=${path.join(dir, 's3.sock')}`,
   ];
   await mkdir(path.join(dir, 'data'));
-  const child: ChildProcess = spawn(weed, args, { cwd: dir, stdio: 'ignore', detached: false });
+  // Its output goes to a file beside its data: a test that finds it gone names it (`logFile`).
+  const logFile = path.join(dir, 'weed.log');
+  const log = await open(logFile, 'a');
+  const child: ChildProcess = spawn(weed, args, { cwd: dir, stdio: ['ignore', log.fd, log.fd], detached: false });
+  await log.close();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    info: { available: true, endpoint: `http://127.0.0.1:${s3}`, region: 'us-east-1', accessKeyId, secretAccessKey },
+    info: { available: true, endpoint: `http://127.0.0.1:${s3}`, region: 'us-east-1', accessKeyId, secretAccessKey, logFile },
     async close() {
       // Its data is thrown away: no need for SIGTERM's orderly shutdown, which takes SeaweedFS about 25 s.
       if (child.exitCode === null && child.signalCode === null) {
