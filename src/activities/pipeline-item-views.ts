@@ -5,6 +5,7 @@ import { sequenceSteps } from '../pipelines/step-kind';
 import { keptByWhere } from '../pipelines/step-plan';
 import { FailureType } from '../domain/failures';
 import type { PipelineItemRecord, PipelineStepRecord } from '../domain/pipeline-types';
+import { readAhead } from '../shared/read-ahead';
 import { heartbeat } from './context';
 import { checkedKeyPrefix } from './errors';
 import { itemRecordKey, keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
@@ -198,30 +199,8 @@ export async function eachItem(
 ): Promise<void> {
   const prefix = checkedKeyPrefix(run.prefix);
   const steps = run.definition.steps ? sequenceSteps(run.definition).map((step) => ({ id: step.id, kind: step.kind })) : undefined;
-  const ahead: Array<{ value: unknown; read: Promise<{ view: ItemResultView; record?: PipelineItemRecord }> }> = [];
-  const items = itemsToVisit(run);
-  let more = true;
-  const fill = async (): Promise<void> => {
-    while (more && ahead.length < VIEWS_READ_AHEAD) {
-      const next = await items.next();
-      if (next.done) {
-        more = false;
-        return;
-      }
-      const { key, index, value } = next.value;
-      const read = viewAndRecordOf(store, prefix, key, index, steps);
-      // Read ahead, so it may fail before the visitor reaches it: its error is thrown when it does.
-      read.catch(() => undefined);
-      ahead.push({ value, read });
-    }
-  };
-  try {
-    for (await fill(); ahead.length > 0; await fill()) {
-      const { value, read } = ahead.shift()!;
-      const { view, record } = await read;
-      await visit(view, value, record);
-    }
-  } finally {
-    await items.return(undefined);
-  }
+  for await (const [{ value }, { view, record }] of readAhead(itemsToVisit(run), VIEWS_READ_AHEAD, ({ key, index }) =>
+    viewAndRecordOf(store, prefix, key, index, steps),
+  ))
+    await visit(view, value, record);
 }

@@ -3,6 +3,7 @@ import { estimateItem, type PreviewFigures } from '../pipelines/estimate';
 import { ItemError } from '../pipelines/item-keys';
 import { renderItemRequest } from '../pipelines/render-item';
 import { keptByWhere, planSteps, stepReserves } from '../pipelines/step-plan';
+import { readAhead } from '../shared/read-ahead';
 import type { ItemCursor, RunContext, SourceItem } from '../pipelines/types';
 import type { PlannedItem, PlannedPage } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
@@ -40,21 +41,10 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
   let bytes = 0;
   // Rows `input.where:` leaves out are never keyed, priced or run; `skip` counts kept rows only.
   const kept = page.items.filter((item) => keptByWhere(input.definition, item.value, context.params));
-  const rows = kept.slice(skip);
   // Items are planned PLAN_CONCURRENCY at a time (a record look-up each, a preview for service
   // workflows) and taken in order, so the page and its byte cut are those of planning one by one.
-  const plans: Array<Promise<PlannedItem>> = [];
-  const planAhead = (upTo: number): void => {
-    while (plans.length < Math.min(upTo, rows.length)) {
-      const plan = planItem(deps, input, prefix, rows[plans.length]!, context, previews);
-      // A plan never awaited (the page was cut before it, or an earlier one failed) rejects unseen.
-      plan.catch(() => undefined);
-      plans.push(plan);
-    }
-  };
-  for (const [position, item] of rows.entries()) {
-    planAhead(position + PLAN_CONCURRENCY);
-    let planned = await plans[position]!;
+  for await (const [item, plan] of readAhead(kept.slice(skip), PLAN_CONCURRENCY, (row) => planItem(deps, input, prefix, row, context, previews))) {
+    let planned = plan;
     const size = Buffer.byteLength(JSON.stringify(planned));
     // An item too large to sit in history fails alone; a page stops before it would grow past its budget.
     if (size > MAX_PLANNED_ITEM_BYTES)
@@ -67,8 +57,8 @@ export async function readPipelinePage(deps: Pick<ActivityDeps, 'api' | 'store'>
       };
     else if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) {
       // The cursor must point just past the items returned: read that many rows again for its position.
-      const read = items[items.length - 1]!.index + 1 - (input.cursor?.index ?? 0);
-      const exact = await readSourcePage(input.source, input.cursor, read);
+      const rows = items[items.length - 1]!.index + 1 - (input.cursor?.index ?? 0);
+      const exact = await readSourcePage(input.source, input.cursor, rows);
       return { items, cursor: exact.cursor, done: false };
     }
     items.push(planned);
