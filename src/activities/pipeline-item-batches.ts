@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ItemRequest } from '../pipelines/render-item';
 import { FailureType } from '../domain/failures';
-import type { PipelineBatchEntry, PipelineBatchOutcome, PipelineItemRecord } from '../domain/pipeline-types';
+import type { PipelineBatchEntry, PipelineBatchOutcome } from '../domain/pipeline-types';
+import { itemRecordOf } from '../domain/pipeline-records';
 import type { ArtifactRef } from '../domain/artifacts';
 import { activityContext, heartbeat, lastHeartbeatDetails } from './context';
 import type { ActivityDeps } from './deps';
@@ -215,16 +216,7 @@ async function writeCompletedRecord(
   costUsd: number,
   result: ArtifactRef,
 ): Promise<boolean> {
-  const record: PipelineItemRecord = {
-    key,
-    index: fields.index,
-    status: 'completed',
-    attempts: fields.attempts,
-    costUsd: roundMicros(costUsd),
-    finishedAt: Date.now(),
-    result,
-    ...(fields.generation ? { generation: fields.generation } : {}),
-  };
+  const record = itemRecordOf({ key, ...fields }, fields.attempts, { status: 'completed', costUsd, result }, Date.now());
   try {
     await store.put(itemRecordKey(folder, key), `${JSON.stringify(record)}\n`, 'application/json');
     return true;

@@ -2,6 +2,7 @@ import type { ItemCursor } from '../pipelines/types';
 import { fitsBudget, reserve, reserveFor, settle, raiseBudget } from '../domain/budget';
 import { estimateTimeLeft, runDetails } from './pipeline-progress';
 import { keepLast } from '../domain/keep-last';
+import { itemRecordOf } from '../domain/pipeline-records';
 import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
 import type {
   BudgetLedger,
@@ -331,26 +332,8 @@ export class PipelineRunModel {
 
   #finish(item: PlannedItem, attempts: number, outcome: Extract<ItemOutcome, { costUsd: number }>, now: number): void {
     this.counts[outcome.status] += 1;
-    const earlierUsd = item.possiblyChargedUsd ?? 0;
-    const possiblyChargedUsd = roundUsd(earlierUsd + (outcome.possiblyChargedUsd ?? 0));
     if (outcome.recorded) this.recordedKeys.push(item.key);
-    else
-      this.pending.push({
-        key: item.key,
-        index: item.index,
-        status: outcome.status,
-        attempts,
-        costUsd: roundUsd(outcome.costUsd + earlierUsd),
-        finishedAt: now,
-        ...(outcome.workflowId ? { workflowId: outcome.workflowId } : {}),
-        ...(outcome.outputs ? { outputs: outcome.outputs } : {}),
-        ...(outcome.result ? { result: outcome.result } : {}),
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-        ...(possiblyChargedUsd > 0 ? { possiblyChargedUsd } : {}),
-        ...(item.generation ? { generation: item.generation } : {}),
-        ...(outcome.openAtService ? { openAtService: outcome.openAtService } : {}),
-        ...(outcome.steps ? { steps: outcome.steps } : {}),
-      });
+    else this.pending.push(itemRecordOf(item, attempts, outcome, now));
     if (outcome.openAtService) this.openAtService += 1;
     if (outcome.status === 'failed') {
       this.failures = keepLast(this.failures, { key: item.key, error: outcome.error ?? 'failed', attempts });
