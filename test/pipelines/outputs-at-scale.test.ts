@@ -96,6 +96,15 @@ describe("a run's output files, read ahead and streamed", () => {
     await store.put(itemRecordKey(prefix, record.key), JSON.stringify(item), 'application/json');
   }
 
+  /** A JSONL file and a CSV of each item's company and answer. */
+  const JSONL_AND_CSV = `outputs:
+  - format: jsonl
+  - format: csv
+    columns:
+      company: "{{ item.name }}"
+      answer: "{{ result.output }}"
+`;
+
   /** A run of `companies` (an items list) with an Answer step and the given outputs. */
   function runOf(items: string, outputs: string) {
     const loaded = parsePipelineDefinition(
@@ -132,13 +141,7 @@ ${outputs}`,
     // gamma-example has no record: it never started.
     const run = runOf(
       'items: [{ name: Acme, domain: acme.example }, { name: "=Beta, Inc", domain: beta.example }, { name: Gamma, domain: gamma.example }]',
-      `outputs:
-  - format: jsonl
-  - format: csv
-    columns:
-      company: "{{ item.name }}"
-      answer: "{{ result.output }}"
-  - format: markdown
+      `${JSONL_AND_CSV}  - format: markdown
 `,
     );
     const outputs = await writePipelineOutputs(local, run);
@@ -179,19 +182,7 @@ ${outputs}`,
         { output: answer(index), sources: [], costUsd: 0.001 },
       );
     const store = new WatchedStore(local);
-    const outputs = await writePipelineOutputs(
-      store,
-      runOf(
-        'jsonl: items.jsonl',
-        `outputs:
-  - format: jsonl
-  - format: csv
-    columns:
-      company: "{{ item.name }}"
-      answer: "{{ result.output }}"
-`,
-      ),
-    );
+    const outputs = await writePipelineOutputs(store, runOf('jsonl: items.jsonl', JSONL_AND_CSV));
     const [jsonl, csv] = store.puts.filter((put) => put.key.includes('/outputs/'));
     // Both files are megabytes, yet no more than one read-back chunk (64 KiB) was handed over at once.
     for (const put of [jsonl!, csv!]) {
