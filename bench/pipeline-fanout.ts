@@ -4,7 +4,8 @@
 // payload, continue-as-new count, worker memory, CPU per item and items per second.
 // Search items (single calls, run as activities) keep the service's own time out of the figures;
 // `--step=answer` runs Answer items (a streamed call) instead.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -169,11 +170,12 @@ function stepYaml(step: BenchStep): string {
  */
 export async function runFanoutBench(
   server: TemporalServer,
-  options: { items?: number; window?: number; step?: BenchStep; only?: 'pipeline' | 'bare' } = {},
+  options: { items?: number; window?: number; step?: BenchStep; only?: 'pipeline' | 'bare'; warmup?: number } = {},
 ): Promise<{ pipeline?: Figures; bare?: Figures; rows: BenchRow[]; summary?: FanoutSummary }> {
   const ITEMS = options.items ?? 10_000;
   const WINDOW = options.window ?? 50;
   const STEP = options.step ?? 'search';
+  const WARMUP = options.warmup ?? 0;
   const loadBefore = (await import('node:os')).loadavg()[0]!;
   const dir = await mkdtemp(path.join(tmpdir(), 'rp-bench-fanout-'));
   const emulator = await startEmulatorProcess({
@@ -220,42 +222,50 @@ export async function runFanoutBench(
   const client = new Client({ connection, namespace: server.namespace });
   try {
     return await worker.runUntil(async () => {
-      const rows = Array.from({ length: ITEMS }, (_, index) => JSON.stringify({ id: `t${index + 1}`, topic: `topic number ${index + 1}` })).join('\n');
-      await writeFile(path.join(dir, 'items.jsonl'), `${rows}\n`);
-      const yaml = `name: fanout\ninput:\n  jsonl: items.jsonl\n  key: "{{ item.id }}"\n${stepYaml(STEP)}concurrency: ${WINDOW}\nstart_rate_per_second: 1000\nbudget_usd: 1000000\n`;
-      const file = path.join(dir, 'pipeline.yaml');
-      await writeFile(file, yaml);
-      const loaded = parsePipelineDefinition(yaml, file);
-      const stamp = Date.now();
-      const input: PipelineRunInput = {
-        definition: loaded.definition,
-        source: itemSource(loaded),
-        params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
-        runKey: `bench-${stamp}`,
+      // A pipeline run over `count` items and a bare loop of as many calls, with their workflow ids.
+      const pipelineInput = async (count: number, name: string): Promise<PipelineRunInput> => {
+        const rows = Array.from({ length: count }, (_, index) => JSON.stringify({ id: `t${index + 1}`, topic: `topic number ${index + 1}` })).join('\n');
+        await writeFile(path.join(dir, `${name}.jsonl`), `${rows}\n`);
+        const yaml = `name: fanout\ninput:\n  jsonl: ${name}.jsonl\n  key: "{{ item.id }}"\n${stepYaml(STEP)}concurrency: ${WINDOW}\nstart_rate_per_second: 1000\nbudget_usd: 1000000\n`;
+        const file = path.join(dir, `${name}.yaml`);
+        await writeFile(file, yaml);
+        const loaded = parsePipelineDefinition(yaml, file);
+        return {
+          definition: loaded.definition,
+          source: itemSource(loaded),
+          params: resolveParameters(loaded.definition.parameters, {}, { textValues: true }),
+          runKey: `${name}-${Date.now()}`,
+        };
       };
+      const runPipeline = async (count: number, workflowId: string, input: PipelineRunInput) => {
+        const result = (await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId, args: [input] })) as PipelineRunResult;
+        if (result.counts.completed !== count) throw new Error(`pipeline completed ${result.counts.completed} of ${count} items`);
+      };
+      const runBare = (count: number, workflowId: string) =>
+        client.workflow.execute('bareLoopWorkflow', { taskQueue, workflowId, args: [{ queries: count, window: WINDOW, perRun: 2_500, step: STEP }] });
+      const stamp = Date.now();
+      // --warmup=N: N items through each side first, unmeasured, so neither side's figures include the
+      // worker's start-up (compiling the SDK's and the project's code, the workflow thread's first context).
+      if (WARMUP > 0) {
+        log(`warm-up: ${WARMUP} ${STEP} items through each side (not measured)…`);
+        await runPipeline(WARMUP, `pipeline-run/fanout/warmup-${stamp}`, await pipelineInput(WARMUP, 'warmup'));
+        await runBare(WARMUP, `bench/bare-loop-warmup-${stamp}`);
+      }
+      const input = await pipelineInput(ITEMS, 'bench');
       let pipeline: Figures | undefined;
       let bare: Figures | undefined;
       if (options.only !== 'bare') {
         log(`fan-out: ${ITEMS} ${STEP} items through pipelineRunWorkflow (window ${WINDOW})…`);
         const pipelineId = `pipeline-run/fanout/bench-${stamp}`;
         pipeline = await measure(client, emulator, pipelineId, ITEMS, () =>
-          profiled(`pipeline-${STEP}-${ITEMS}`, async () => {
-            const result = (await client.workflow.execute('pipelineRunWorkflow', { taskQueue, workflowId: pipelineId, args: [input] })) as PipelineRunResult;
-            if (result.counts.completed !== ITEMS) throw new Error(`pipeline completed ${result.counts.completed} of ${ITEMS} items`);
-          }),
+          profiled(`pipeline-${STEP}-${ITEMS}`, () => runPipeline(ITEMS, pipelineId, input)),
         );
       }
       if (options.only !== 'pipeline') {
         log(`fan-out: ${ITEMS} ${STEP} calls through the bare loop…`);
         const bareId = `bench/bare-loop-${stamp}`;
         bare = await measure(client, emulator, bareId, ITEMS, () =>
-          profiled(`bare-${STEP}-${ITEMS}`, () =>
-            client.workflow.execute('bareLoopWorkflow', {
-              taskQueue,
-              workflowId: bareId,
-              args: [{ queries: ITEMS, window: WINDOW, perRun: 2_500, step: STEP }],
-            }),
-          ),
+          profiled(`bare-${STEP}-${ITEMS}`, () => runBare(ITEMS, bareId)),
         );
       }
       // The emulator's books (one charge record per paid call) grow with the calls, in its own process.
@@ -371,6 +381,15 @@ function workerOverrides(): Partial<WorkerOptions> {
   return value;
 }
 
+/** The `--warmup=N` flag: items run through each side before the measured runs (default 0). */
+export function warmupFlag(): number {
+  const text = flagValue('warmup');
+  if (text === undefined) return 0;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--warmup must be a whole number of items (0 or more), got "${text}"`);
+  return value;
+}
+
 /** The `--step=` flag: search (default) or answer. */
 export function stepFlag(): BenchStep {
   const step = flagValue('step') ?? 'search';
@@ -383,7 +402,7 @@ runIfEntry(module, async () => {
   const window = positiveArg(1, 'window', 50, true);
   const only = process.env.BENCH_ONLY === 'pipeline' || process.env.BENCH_ONLY === 'bare' ? process.env.BENCH_ONLY : undefined;
   await withBenchServer({ preciseTimers: false }, async (server) => {
-    const { pipeline, bare, rows, summary } = await runFanoutBench(server, { items, window, step: stepFlag(), ...(only ? { only } : {}) });
+    const { pipeline, bare, rows, summary } = await runFanoutBench(server, { items, window, step: stepFlag(), warmup: warmupFlag(), ...(only ? { only } : {}) });
     if (rows.length > 0) printTable(rows);
     if (pipeline && bare)
       process.stdout.write(
@@ -391,5 +410,38 @@ runIfEntry(module, async () => {
       );
     else process.stdout.write(`${JSON.stringify(pipeline ?? bare)}\n`);
     if (hasFlag('json') && summary) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    // --rows (for `npm run bench`, which runs this file as its own worker process): the table's rows and the summary, as JSON, last.
+    if (hasFlag('rows')) process.stdout.write(`${JSON.stringify({ rows, summary })}\n`);
   });
 });
+
+/**
+ * Runs the fan-out in a process of its own against `server` (as `rp worker` runs apart from what starts
+ * the work), started as `npm run bench:fanout` starts it: its CPU and RSS are a worker's alone, not
+ * those of whatever ran before it in the caller's process. Progress goes to the caller's stderr.
+ */
+export async function runFanoutProcess(
+  server: TemporalServer,
+  options: { items: number; window?: number; step: BenchStep; warmup?: number },
+): Promise<{ rows: BenchRow[]; summary?: FanoutSummary }> {
+  const args = [
+    '--max-semi-space-size=4',
+    require.resolve('./run.js'),
+    __filename,
+    String(options.items),
+    String(options.window ?? 50),
+    `--step=${options.step}`,
+    `--warmup=${options.warmup ?? 0}`,
+    '--rows',
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  const last = stdout.trimEnd().split('\n').at(-1) ?? '';
+  if (code !== 0) throw new Error(`the fan-out process ended with ${signal ?? `exit code ${code}`}; its output ended: ${last.slice(0, 500)}`);
+  return JSON.parse(last) as { rows: BenchRow[]; summary?: FanoutSummary };
+}
