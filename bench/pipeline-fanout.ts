@@ -257,16 +257,12 @@ export async function runFanoutBench(
       if (options.only !== 'bare') {
         log(`fan-out: ${ITEMS} ${STEP} items through pipelineRunWorkflow (window ${WINDOW})…`);
         const pipelineId = `pipeline-run/fanout/bench-${stamp}`;
-        pipeline = await measure(client, emulator, pipelineId, ITEMS, () =>
-          profiled(`pipeline-${STEP}-${ITEMS}`, () => runPipeline(ITEMS, pipelineId, input)),
-        );
+        pipeline = await measure(client, emulator, pipelineId, ITEMS, () => profiled(`pipeline-${STEP}-${ITEMS}`, () => runPipeline(ITEMS, pipelineId, input)));
       }
       if (options.only !== 'pipeline') {
         log(`fan-out: ${ITEMS} ${STEP} calls through the bare loop…`);
         const bareId = `bench/bare-loop-${stamp}`;
-        bare = await measure(client, emulator, bareId, ITEMS, () =>
-          profiled(`bare-${STEP}-${ITEMS}`, () => runBare(ITEMS, bareId)),
-        );
+        bare = await measure(client, emulator, bareId, ITEMS, () => profiled(`bare-${STEP}-${ITEMS}`, () => runBare(ITEMS, bareId)));
       }
       // The emulator's books (one charge record per paid call) grow with the calls, in its own process.
       const books = await emulator.report();
@@ -402,7 +398,13 @@ runIfEntry(module, async () => {
   const window = positiveArg(1, 'window', 50, true);
   const only = process.env.BENCH_ONLY === 'pipeline' || process.env.BENCH_ONLY === 'bare' ? process.env.BENCH_ONLY : undefined;
   await withBenchServer({ preciseTimers: false }, async (server) => {
-    const { pipeline, bare, rows, summary } = await runFanoutBench(server, { items, window, step: stepFlag(), warmup: warmupFlag(), ...(only ? { only } : {}) });
+    const { pipeline, bare, rows, summary } = await runFanoutBench(server, {
+      items,
+      window,
+      step: stepFlag(),
+      warmup: warmupFlag(),
+      ...(only ? { only } : {}),
+    });
     if (rows.length > 0) printTable(rows);
     if (pipeline && bare)
       process.stdout.write(
