@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
 import type { ItemResultView } from '../pipelines/fan-in';
 import { comparableStep } from '../pipelines/fan-in-steps';
-import type { PipelineItemRecord } from '../domain/pipeline-types';
-import { readJson, viewOf } from './pipeline-item-views';
+import { readAhead } from '../shared/read-ahead';
+import { readJson, viewAndRecordOf, VIEWS_READ_AHEAD } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
 import type { ArtifactRef } from '../domain/artifacts';
 import { contentTypeOf } from './filenames';
@@ -25,14 +25,19 @@ export async function markLatestRun(store: ArtifactStore, pipeline: string, run:
   await store.put(latestKey(pipeline), `${JSON.stringify({ runKey: run.runKey, prefix: run.prefix })}\n`, 'application/json');
 }
 
-/** The comparable items of a run that ended before, read from its records. */
+/**
+ * The comparable items of a run that ended before, read from its records: each record once, with its
+ * result, VIEWS_READ_AHEAD items at a time (a recurring run may have 100,000 items).
+ */
 async function previousItems(store: ArtifactStore, prefix: string): Promise<Map<string, ComparableItem>> {
+  const folder = `${prefix}/items/`;
   const items = new Map<string, ComparableItem>();
-  for (const ref of await store.list(`${prefix}/items`)) {
-    const key = posix.basename(ref.key, '.json');
-    const record = (await readJson(store, ref.key)) as PipelineItemRecord;
-    const view = await viewOf(store, prefix, key, record.index);
-    items.set(key, comparable(view, record.outputs?.report?.sha256));
+  // Item records only: a steps: item's step records sit in a folder of its own under items/.
+  const keys = (await store.keys(folder)).map((key) => key.slice(folder.length)).filter((name) => name.endsWith('.json') && !name.includes('/'));
+  const views = readAhead(keys, VIEWS_READ_AHEAD, (name) => viewAndRecordOf(store, prefix, posix.basename(name, '.json'), 0));
+  for await (const [name, { view, record }] of views) {
+    if (!record) continue;
+    items.set(posix.basename(name, '.json'), comparable(view, record.outputs?.report?.sha256));
   }
   return items;
 }

@@ -112,7 +112,7 @@ export async function viewOf(
 }
 
 /** An item's view with the record it came from (none for an item that never started). */
-async function viewAndRecordOf(
+export async function viewAndRecordOf(
   store: ArtifactStore,
   prefix: string,
   key: string,

@@ -4,7 +4,7 @@ import { readItems } from '../pipelines/read-items';
 import type { ItemCursor, ItemSource, PipelineDefinition, RunContext, SourceItem } from '../pipelines/types';
 import type { PipelineItemRecord, RunParams } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
-import type { ArtifactStore } from './store';
+import { ArtifactNotFoundError, type ArtifactStore } from './store';
 import { checkedKeyPrefix, invalidInput } from './errors';
 
 // What every pipeline activity shares about a run: who it is, how its input is read and keyed, and
@@ -32,15 +32,35 @@ export interface RecordPipelineItemsInput {
   records: PipelineItemRecord[];
 }
 
-/** The record an earlier execution of a run left for an item, if any (an unreadable one counts as none). */
-export async function readItemRecord(store: ArtifactStore, prefix: string, key: string): Promise<PipelineItemRecord | undefined> {
-  const ref = await store.stat(itemRecordKey(prefix, key));
-  if (!ref) return undefined;
+/** A JSON file of the store, parsed, or undefined when the key holds nothing: one read, no `stat` before it. */
+export async function readJsonIfStored(store: ArtifactStore, key: string): Promise<unknown> {
+  let bytes: Uint8Array;
   try {
-    return JSON.parse(Buffer.from(await store.get(ref.key)).toString('utf8')) as PipelineItemRecord;
-  } catch {
-    return undefined;
+    bytes = await store.get(key);
+  } catch (error) {
+    if (error instanceof ArtifactNotFoundError) return undefined;
+    throw error;
   }
+  return JSON.parse(Buffer.from(bytes).toString('utf8'));
+}
+
+/**
+ * The record an earlier execution of a run left under `key` (an item's or a step's), if any: one that is
+ * not JSON counts as none. A read that fails (the store unreachable) throws, so the activity is retried
+ * rather than taking a record that exists for a missing one and paying for the item again.
+ */
+export async function readStoredRecord<T>(store: ArtifactStore, key: string): Promise<T | undefined> {
+  try {
+    return (await readJsonIfStored(store, key)) as T | undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/** The record an earlier execution of a run left for an item, if any (see `readStoredRecord`). */
+export async function readItemRecord(store: ArtifactStore, prefix: string, key: string): Promise<PipelineItemRecord | undefined> {
+  return readStoredRecord<PipelineItemRecord>(store, itemRecordKey(prefix, key));
 }
 
 /** The template context of a run. */

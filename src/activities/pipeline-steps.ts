@@ -9,7 +9,7 @@ import type { PipelineItemRecord, PipelineStepRecord, RunParams, StepPlan } from
 import type { ActivityDeps } from './deps';
 import { checkedKeyPrefix, invalidInput } from './errors';
 import { readJson } from './pipeline-item-views';
-import { itemRecordKey, itemResultKey } from './pipeline-items';
+import { itemRecordKey, itemResultKey, readJsonIfStored, readStoredRecord } from './pipeline-items';
 import { MAX_PLANNED_ITEM_BYTES, previewOf } from './pipeline-pages';
 import type { ArtifactStore } from './store';
 
@@ -58,15 +58,6 @@ export interface RecordPipelineStepInput {
   record: PipelineStepRecord;
 }
 
-async function readRecord(store: ArtifactStore, key: string): Promise<PipelineStepRecord | undefined> {
-  if (!(await store.stat(key))) return undefined;
-  try {
-    return (await readJson(store, key)) as PipelineStepRecord;
-  } catch {
-    return undefined;
-  }
-}
-
 /** What a finished step left for later ones: its stored output (JSON, text or results), read back. */
 async function viewOfStep(store: ArtifactStore, record: PipelineStepRecord): Promise<StepResultView> {
   const view: StepResultView = { status: record.status, costUsd: record.costUsd };
@@ -97,7 +88,7 @@ export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>
   const prefix = checkedKeyPrefix(input.prefix);
   const { step, context } = stepOfInput(input);
   const recordKey = stepRecordKey(prefix, input.item.key, step.id);
-  const existing = await readRecord(store, recordKey);
+  const existing = await readStoredRecord<PipelineStepRecord>(store, recordKey);
   if (existing?.status === 'completed' || existing?.status === 'skipped') return { kind: 'reuse', record: existing };
   if (step.kind === 'answer' || step.kind === 'search' || step.kind === 'contents') {
     // The call ended and stored its result, but its record was never written (the run stopped in between).
@@ -150,11 +141,9 @@ export async function planPipelineStep(deps: Pick<ActivityDeps, 'api' | 'store'>
  * task to its end instead of paying for another.
  */
 async function taskLeftOpen(store: ArtifactStore, prefix: string, itemKey: string, stepId: string): Promise<string | undefined> {
-  const ref = await store.stat(itemRecordKey(prefix, itemKey));
-  if (!ref) return undefined;
-  const record = (await readJson(store, ref.key)) as PipelineItemRecord;
-  const step = record.steps?.find((entry) => entry.id === stepId);
-  return record.status === 'cancelled' && step?.status === 'cancelled' ? step.openAtService?.deepresearchId : undefined;
+  const record = (await readJsonIfStored(store, itemRecordKey(prefix, itemKey))) as PipelineItemRecord | undefined;
+  const step = record?.steps?.find((entry) => entry.id === stepId);
+  return record?.status === 'cancelled' && step?.status === 'cancelled' ? step.openAtService?.deepresearchId : undefined;
 }
 
 /** Writes a step's record (replaced whole): what a retry or `--resume` reuses instead of paying again. */

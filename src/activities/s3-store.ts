@@ -110,6 +110,18 @@ export class S3ArtifactStore implements ArtifactStore {
 
   /** Every artifact under `prefix`, paging through the listing, sorted by key. */
   async list(prefix: string): Promise<ArtifactRef[]> {
+    const keys = await this.keys(prefix);
+    const refs: ArtifactRef[] = [];
+    // A few HEADs at a time: a run's folder may hold thousands of records.
+    for (let start = 0; start < keys.length; start += 16) {
+      const batch = await Promise.all(keys.slice(start, start + 16).map((key) => this.stat(key)));
+      for (const ref of batch) if (ref) refs.push(ref);
+    }
+    return refs;
+  }
+
+  /** The keys under `prefix` from the listing alone (no HEAD per object), sorted. */
+  async keys(prefix: string): Promise<string[]> {
     const trimmed = prefix.replace(/\/+$/, '');
     const listPrefix = trimmed ? `${this.prefix}${checkKey(trimmed).join('/')}/` : this.prefix;
     const keys: string[] = [];
@@ -126,14 +138,7 @@ export class S3ArtifactStore implements ArtifactStore {
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    keys.sort();
-    const refs: ArtifactRef[] = [];
-    // A few HEADs at a time: a run's folder may hold thousands of records.
-    for (let start = 0; start < keys.length; start += 16) {
-      const batch = await Promise.all(keys.slice(start, start + 16).map((key) => this.stat(key)));
-      for (const ref of batch) if (ref) refs.push(ref);
-    }
-    return refs;
+    return keys.sort();
   }
 
   /**

@@ -8,7 +8,8 @@ import { rowStepId } from '../pipelines/step-kind';
 import type { PipelineDefinition } from '../pipelines/types';
 import { heartbeat } from './context';
 import type { ActivityDeps } from './deps';
-import { itemRecordKey } from './pipeline-items';
+import { itemRecordKey, readJsonIfStored } from './pipeline-items';
+import { readAhead } from '../shared/read-ahead';
 import { readJson } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
 
@@ -165,28 +166,31 @@ async function rowsOf(store: ArtifactStore, run: { pipeline: string; runKey: str
   return rows;
 }
 
-/** The rows of a run: one per item and step, from the records in the store. */
-export async function sinkRows(store: ArtifactStore, input: SinkPipelineRowsInput): Promise<SinkRow[]> {
+/** Item records read at once while rows are made and sent: the store's latency overlaps, memory stays bounded. */
+const RECORDS_READ_AHEAD = 16;
+
+/**
+ * The rows of a run: one per item and step, from the records in the store, item by item in key order.
+ * Records are read RECORDS_READ_AHEAD at a time and rows are yielded as they come, so a run of 100,000
+ * items is never held whole.
+ */
+export async function* sinkRows(store: ArtifactStore, input: SinkPipelineRowsInput): AsyncGenerator<SinkRow> {
   const folder = `${input.prefix}/items/`;
   const oneStepId = rowStepId(input.definition);
-  const rows: SinkRow[] = [];
-  for (const ref of await store.list(folder)) {
-    const name = ref.key.slice(folder.length);
-    if (!name.endsWith('.json') || name.includes('/')) continue;
-    const record = (await readJson(store, ref.key)) as PipelineItemRecord;
-    rows.push(...(await rowsOf(store, { pipeline: input.definition.name, runKey: input.runKey }, record, oneStepId)));
-  }
-  return rows;
+  const run = { pipeline: input.definition.name, runKey: input.runKey };
+  const names = (await store.keys(folder)).map((key) => key.slice(folder.length)).filter((name) => name.endsWith('.json') && !name.includes('/'));
+  const rowsOfItems = readAhead(names, RECORDS_READ_AHEAD, async (name) =>
+    rowsOf(store, run, (await readJson(store, `${folder}${name}`)) as PipelineItemRecord, oneStepId),
+  );
+  for await (const [, rows] of rowsOfItems) yield* rows;
 }
 
 /** The rows of the named items of a run, from their records in the store (an item without a record has none yet). */
 export async function itemRows(store: ArtifactStore, input: SinkItemRowsInput): Promise<SinkRow[]> {
   const rows: SinkRow[] = [];
   for (const key of new Set(input.items)) {
-    const ref = await store.stat(itemRecordKey(input.prefix, key));
-    if (!ref) continue;
-    const record = (await readJson(store, ref.key)) as PipelineItemRecord;
-    rows.push(...(await rowsOf(store, input, record, input.oneStepId)));
+    const record = (await readJsonIfStored(store, itemRecordKey(input.prefix, key))) as PipelineItemRecord | undefined;
+    if (record) rows.push(...(await rowsOf(store, input, record, input.oneStepId)));
   }
   return rows;
 }
@@ -205,21 +209,38 @@ function sinkUrls(sinks: readonly PostgresSink[], env: Readonly<Record<string, s
   });
 }
 
-/** Upserts `rows` into each sink's table (created when missing), a few hundred rows a statement, heartbeating between statements. */
-async function upsertRows(sinks: readonly PostgresSink[], urls: readonly string[], rows: readonly SinkRow[]): Promise<void> {
-  for (const [index, sink] of sinks.entries()) {
-    const client = new Client({ connectionString: urls[index], connectionTimeoutMillis: 15_000 });
-    await client.connect();
-    try {
+/**
+ * Upserts `rows` into each sink's table (created when missing), a few hundred rows a statement sent to
+ * every sink in turn, heartbeating between statements; returns how many rows were sent.
+ */
+async function upsertRows(sinks: readonly PostgresSink[], urls: readonly string[], rows: Iterable<SinkRow> | AsyncIterable<SinkRow>): Promise<number> {
+  const clients: Client[] = [];
+  try {
+    for (const [index, sink] of sinks.entries()) {
+      const client = new Client({ connectionString: urls[index], connectionTimeoutMillis: 15_000 });
+      clients.push(client);
+      await client.connect();
       await client.query(createTableSql(sink.table));
-      for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-        const statement = upsertSql(sink.table, rows.slice(start, start + ROWS_PER_STATEMENT));
-        await client.query(statement.text, statement.values);
-        heartbeat({ table: sink.table, rows: start });
-      }
-    } finally {
-      await client.end().catch(() => undefined);
     }
+    let sent = 0;
+    let chunk: SinkRow[] = [];
+    const flush = async () => {
+      for (const [index, sink] of sinks.entries()) {
+        const statement = upsertSql(sink.table, chunk);
+        await clients[index]!.query(statement.text, statement.values);
+      }
+      sent += chunk.length;
+      chunk = [];
+      heartbeat({ rows: sent });
+    };
+    for await (const row of rows) {
+      chunk.push(row);
+      if (chunk.length >= ROWS_PER_STATEMENT) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    return sent;
+  } finally {
+    await Promise.all(clients.map((client) => client.end().catch(() => undefined)));
   }
 }
 
@@ -237,9 +258,8 @@ export function sqlSinkActivities(deps: ActivityDeps) {
       const sinks: PostgresSink[] = (input.definition.sinks ?? []).map((sink) => sink.postgres);
       if (sinks.length === 0) return { rows: 0, tables: [] };
       const urls = sinkUrls(sinks, env);
-      const rows = await sinkRows(deps.store, input);
-      await upsertRows(sinks, urls, rows);
-      return { rows: rows.length, tables: sinks.map((sink) => sink.table) };
+      const rows = await upsertRows(sinks, urls, sinkRows(deps.store, input));
+      return { rows, tables: sinks.map((sink) => sink.table) };
     },
     async sinkPipelineItemRows(input: SinkItemRowsInput): Promise<SinkPipelineRowsResult> {
       if (input.sinks.length === 0) return { rows: 0, tables: [] };

@@ -20,6 +20,11 @@ export interface ArtifactStore {
   stat(key: string): Promise<ArtifactRef | undefined>;
   /** Every artifact under `prefix` (a folder-like key prefix), sorted by key. */
   list(prefix: string): Promise<ArtifactRef[]>;
+  /**
+   * The keys of every artifact under `prefix`, sorted, without reading or describing each one: what a
+   * walk over a run's thousands of item records wants (`list` reads each artifact's size and hash).
+   */
+  keys(prefix: string): Promise<string[]>;
 }
 
 /** A key that is empty, absolute, has `.`/`..` or hidden segments, or would leave the store's root. */
@@ -194,13 +199,17 @@ export class LocalArtifactStore implements ArtifactStore {
 
   /** Every artifact under `prefix`, skipping temp and sidecar files. */
   async list(prefix: string): Promise<ArtifactRef[]> {
+    const refs = await Promise.all((await this.keys(prefix)).map((key) => this.stat(key)));
+    return refs.filter((ref): ref is ArtifactRef => ref !== undefined);
+  }
+
+  /** The keys under `prefix`, sorted, from the folders alone (temp and sidecar files skipped). */
+  async keys(prefix: string): Promise<string[]> {
     const trimmed = prefix.replace(/\/+$/, '');
     const start = trimmed ? this.#fileOf(trimmed) : this.rootDir;
     const keys: string[] = [];
     await this.#walk(start, trimmed, keys);
-    keys.sort();
-    const refs = await Promise.all(keys.map((key) => this.stat(key)));
-    return refs.filter((ref): ref is ArtifactRef => ref !== undefined);
+    return keys.sort();
   }
 
   async #walk(dir: string, keyPrefix: string, keys: string[]): Promise<void> {

@@ -15,6 +15,8 @@ export interface ResultStore {
   get(key: string): Promise<Uint8Array>;
   /** Every artifact under `prefix`, sorted by key. */
   list(prefix: string): Promise<ArtifactRef[]>;
+  /** The keys under `prefix`, sorted, without describing each artifact (a page of a run's items reads only its own). */
+  keys(prefix: string): Promise<string[]>;
   /** The reference of `key`, or undefined when nothing is stored there. */
   stat(key: string): Promise<ArtifactRef | undefined>;
 }
@@ -120,12 +122,11 @@ export const resultRoutes: FastifyPluginAsyncZod<ResultRouteOptions> = async (ap
       const { pipeline, runKey } = request.params;
       const { limit, after } = request.query;
       const folder = `${pipelineRunPrefix(pipeline, runKey)}/items/`;
-      const keys = (await store().list(folder))
-        .map((ref) => ref.key)
+      const keys = (await store().keys(folder))
         .filter((key) => key.endsWith('.json') && !key.slice(folder.length).includes('/'))
         .map((key) => key.slice(folder.length, -'.json'.length))
         .filter((key) => after === undefined || key > after);
-      if (keys.length === 0 && after === undefined && (await store().list(`${pipelineRunPrefix(pipeline, runKey)}/`)).length === 0)
+      if (keys.length === 0 && after === undefined && (await store().keys(`${pipelineRunPrefix(pipeline, runKey)}/`)).length === 0)
         throw new IntakeError(404, `no results of run ${pipeline}/${runKey} in the artifact store (yet)`, 'run_not_found');
       const page = keys.slice(0, limit);
       const base = runPath(pipeline, runKey);

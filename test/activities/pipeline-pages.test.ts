@@ -9,23 +9,28 @@ import type { ArtifactRef } from '../../src/domain/artifacts';
 import { itemSource, parsePipelineDefinition, resolveParameters } from '../../src/pipelines';
 import { startResearchHarness, type ResearchHarness } from '../support/research-harness';
 
-/** A local store whose record look-ups take a while, counting how many run at once. */
+/** A local store whose item record look-ups (a read of `items/<key>.json`) take a while, counting how many run at once. */
 class SlowLookups implements ArtifactStore {
   running = 0;
   mostAtOnce = 0;
-  stats = 0;
+  lookups = 0;
 
   constructor(private readonly inner: ArtifactStore) {}
 
-  async stat(key: string): Promise<ArtifactRef | undefined> {
-    this.stats += 1;
+  stat(key: string): Promise<ArtifactRef | undefined> {
+    return this.inner.stat(key);
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    if (!key.includes('/items/')) return this.inner.get(key);
+    this.lookups += 1;
     this.running += 1;
     this.mostAtOnce = Math.max(this.mostAtOnce, this.running);
     try {
       // Later items answer sooner: a plan taken in the order it ends would come out shuffled.
       const index = Number(/t(\d+)\.json$/.exec(key)?.[1] ?? 0);
       await new Promise((resolve) => setTimeout(resolve, 2 + ((97 * index) % 7)));
-      return await this.inner.stat(key);
+      return await this.inner.get(key);
     } finally {
       this.running -= 1;
     }
@@ -35,12 +40,12 @@ class SlowLookups implements ArtifactStore {
     return this.inner.put(key, data, contentType);
   }
 
-  get(key: string): Promise<Uint8Array> {
-    return this.inner.get(key);
-  }
-
   list(prefix: string): Promise<ArtifactRef[]> {
     return this.inner.list(prefix);
+  }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.inner.keys(prefix);
   }
 }
 
@@ -106,6 +111,26 @@ describe('readPipelinePage plans its items several at once', () => {
     expect(store.mostAtOnce).toBeLessThanOrEqual(PLAN_CONCURRENCY);
   });
 
+  it('a record the store fails to read fails the page read (retried), rather than planning its completed item to be paid again', async () => {
+    await store.put(
+      itemRecordKey(prefix, 't1'),
+      JSON.stringify({ key: 't1', status: 'completed', costUsd: 0.01, attempts: 1, index: 0, finishedAt: 1 }),
+      'application/json',
+    );
+    const failing: ArtifactStore = Object.assign(Object.create(store) as SlowLookups, {
+      get: async (key: string) => {
+        if (key === itemRecordKey(prefix, 't1')) throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+        return store.get(key);
+      },
+    });
+    await expect(readPipelinePage({ api: noService, store: failing }, pageInput(searchItems(3), { limit: 3 }))).rejects.toThrow('EIO');
+    // A record that is there but not JSON (cut short) counts as none: the item is planned to run.
+    await store.put(itemRecordKey(prefix, 't1'), '{"key": "t1", "sta', 'application/json');
+    const page = await readPipelinePage({ api: noService, store }, pageInput(searchItems(3), { limit: 3 }));
+    expect(page.items.find((item) => item.key === 't1')).toMatchObject({ request: { kind: 'search' } });
+    expect(page.items.find((item) => item.key === 't1')?.done).toBeUndefined();
+  });
+
   it('stops before the page would pass its byte budget, with the cursor just past the last item returned, and plans little past it', async () => {
     // Each item carries about 60 KB: a page holds 8 of them.
     const input = pageInput(searchItems(60, 60 * 1024), { limit: 60 });
@@ -119,7 +144,7 @@ describe('readPipelinePage plans its items several at once', () => {
     const next = await readPipelinePage({ api: noService, store }, { ...input, cursor: page.cursor });
     expect(next.items[0]!.index).toBe(page.cursor.index + (page.cursor.index % 3 === 2 ? 1 : 0));
     // Items past the cut are planned at most a window's worth ahead, never the whole input.
-    expect(store.stats).toBeLessThanOrEqual(2 * (page.items.length + PLAN_CONCURRENCY) + 1);
+    expect(store.lookups).toBeLessThanOrEqual(2 * (page.items.length + PLAN_CONCURRENCY) + 1);
   });
 });
 

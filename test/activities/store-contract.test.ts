@@ -137,6 +137,7 @@ describe.each(subjects)('%s', (_name, make) => {
     for (const key of keys) await subject.store.put(key, key, 'text/plain');
     for (const key of keys) expect(text(await subject.store.get(key))).toBe(key);
     expect((await subject.store.list('odd')).map((ref) => ref.key)).toEqual([...keys].sort());
+    expect(await subject.store.keys('odd')).toEqual([...keys].sort());
     expect((await subject.store.stat(keys[1]!))?.uri).toBe(subject.uriOf(keys[1]!));
   });
 
@@ -156,6 +157,10 @@ describe.each(subjects)('%s', (_name, make) => {
     expect(listed[0]).toMatchObject({ bytes: 2, sha256: sha256('{}'), contentType: 'application/json' });
     expect(await subject.store.list('list/run-1/')).toHaveLength(inside.length);
     expect(await subject.store.list('list/none')).toEqual([]);
+    // keys: the same keys and order, from the listing alone; nothing under a prefix that holds nothing.
+    expect(await subject.store.keys('list/run-1')).toEqual(inside);
+    expect(await subject.store.keys('list/run-1/')).toEqual(inside);
+    expect(await subject.store.keys('list/none')).toEqual([]);
     // A folder-like prefix is not an artifact.
     expect(await subject.store.stat('list/run-1')).toBeUndefined();
     await expect(subject.store.get('list/run-1')).rejects.toThrow(ArtifactNotFoundError);

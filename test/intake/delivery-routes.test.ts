@@ -124,4 +124,38 @@ describe('intake delivery routes (Temporal down: only what is checked before it)
     expect((await bare.app.inject({ method: 'GET', url: '/pipelines/lists/runs/r-1/items', headers: auth })).statusCode).toBe(501);
     await bare.app.close();
   });
+
+  it("a page of a large run's items reads its own records and results only, and describes no artifact", async () => {
+    const store = new LocalArtifactStore(await mkdtemp(path.join(tmpdir(), 'rp-intake-large-')));
+    const prefix = pipelineRunPrefix('lists', 'big');
+    const keys = Array.from({ length: 400 }, (_, index) => `k${String(index).padStart(4, '0')}`);
+    for (const key of keys) {
+      const result = await store.put(`${prefix}/results/${key}.json`, JSON.stringify({ key, output: key }), 'application/json');
+      await store.put(
+        `${prefix}/items/${key}.json`,
+        JSON.stringify({ key, index: 0, status: 'completed', attempts: 1, costUsd: 0.005, result }),
+        'application/json',
+      );
+    }
+    const reads: string[] = [];
+    // Artifacts described (size and hash read): by stat, or by list (which describes every artifact it lists).
+    let described = 0;
+    const counted = {
+      get: (key: string) => (reads.push(key), store.get(key)),
+      stat: (key: string) => (described++, store.stat(key)),
+      list: async (prefix: string) => {
+        const refs = await store.list(prefix);
+        described += refs.length;
+        return refs;
+      },
+      keys: (prefix: string) => store.keys(prefix),
+    };
+    const { app } = await intake({ results: counted });
+    const page = await app.inject({ method: 'GET', url: '/pipelines/lists/runs/big/items?limit=3&after=k0199', headers: auth });
+    expect(page.json().items.map((item: { key: string }) => item.key)).toEqual(['k0200', 'k0201', 'k0202']);
+    // Three records and their three results: not a read, hash or HEAD of each of the run's 400 records per page.
+    expect(reads.sort()).toEqual(['k0200', 'k0201', 'k0202'].flatMap((key) => [`${prefix}/items/${key}.json`, `${prefix}/results/${key}.json`]).sort());
+    expect(described).toBe(0);
+    await app.close();
+  });
 });

@@ -63,6 +63,10 @@ class WatchedStore implements ArtifactStore {
   list(prefix: string): Promise<ArtifactRef[]> {
     return this.inner.list(prefix);
   }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.inner.keys(prefix);
+  }
 }
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');

@@ -90,6 +90,7 @@ describeScenarios('delivery: notifications and results over HTTP through a real 
           results: {
             get: (key) => late.store!.get(key),
             list: (prefix) => late.store!.list(prefix),
+            keys: (prefix) => late.store!.keys(prefix),
             stat: (key) => late.store!.stat(key),
           },
         },

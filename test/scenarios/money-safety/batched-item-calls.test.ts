@@ -51,6 +51,10 @@ class LosesOneBatchResult implements ArtifactStore {
   list(prefix: string): Promise<ArtifactRef[]> {
     return this.inner.list(prefix);
   }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.inner.keys(prefix);
+  }
 }
 
 const items = Array.from({ length: 12 }, (_, index) => `item-${index + 1}`);
