@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { InMemoryWebhookSecretStore, LocalArtifactStore, type ArtifactStore } from '../../src/activities';
+import { InMemoryWebhookSecretStore, LocalArtifactStore } from '../../src/activities';
 import type { ActivityDeps } from '../../src/activities/deps';
-import { itemRecordKey, itemResultKey } from '../../src/activities/pipeline-items';
 import { sqlSinkActivities } from '../../src/activities/sql-sink';
 import type { ResearchClient } from '../../src/api';
 import { parsePipelineDefinition } from '../../src/pipelines';
 import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres';
+import { storeCompletedItems, watchedStore } from '../support/watched-store';
 
 // The run's final SQL write (`sinkPipelineRows`) reads the run's records back from the store: a few at
 // a time, rows sent as they come (a 100,000-item run is never held whole), each statement to every sink.
@@ -54,33 +54,8 @@ outputs:
   test('450 records: 450 rows in each of two tables, results inlined, at most 16 records read at once', async () => {
     const local = new LocalArtifactStore(dir);
     const prefix = 'pipelines/headcounts/runs/r1';
-    const keys = Array.from({ length: 450 }, (_, index) => `co-${String(index).padStart(3, '0')}`);
-    for (const [index, key] of keys.entries()) {
-      const result = await local.put(
-        itemResultKey(prefix, key),
-        JSON.stringify({ key, kind: 'answer', output: { headcount: index }, costUsd: 0.01 }),
-        'application/json',
-      );
-      await local.put(itemRecordKey(prefix, key), JSON.stringify({ key, index, status: 'completed', attempts: 1, costUsd: 0.01, result }), 'application/json');
-    }
-    let running = 0;
-    let mostAtOnce = 0;
-    const store: ArtifactStore = {
-      put: (key, data, contentType) => local.put(key, data, contentType),
-      stat: (key) => local.stat(key),
-      list: (prefix) => local.list(prefix),
-      keys: (prefix) => local.keys(prefix),
-      get: async (key) => {
-        if (!key.includes('/items/')) return local.get(key);
-        mostAtOnce = Math.max(mostAtOnce, ++running);
-        try {
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          return await local.get(key);
-        } finally {
-          running -= 1;
-        }
-      },
-    };
+    const keys = await storeCompletedItems(local, prefix, 450);
+    const { store, counts } = watchedStore(local);
     const deps: ActivityDeps = { api: {} as ResearchClient, store, secrets: new InMemoryWebhookSecretStore(), env: { RP_SINK_URL: postgres!.url } };
     const written = await sqlSinkActivities(deps).sinkPipelineRows({ definition, runKey: 'r1', prefix });
     expect(written).toEqual({ rows: 450, tables: ['research.rows_a', 'research.rows_b'] });
@@ -91,8 +66,8 @@ outputs:
       expect(rows.map((row) => row.item_key)).toEqual(keys);
       expect(rows[321]).toMatchObject({ step_id: 'answer', result: { output: { headcount: 321 } } });
     }
-    expect(mostAtOnce).toBeGreaterThan(1);
-    expect(mostAtOnce).toBeLessThanOrEqual(16);
+    expect(counts.mostRecordReadsAtOnce).toBeGreaterThan(1);
+    expect(counts.mostRecordReadsAtOnce).toBeLessThanOrEqual(16);
     // Written again (a retry), the rows are the same rows: upserts, no duplicates.
     await sqlSinkActivities(deps).sinkPipelineRows({ definition, runKey: 'r1', prefix });
     const { rows } = await db!.query<{ count: string }>(`SELECT count(*) FROM research.rows_b WHERE run_key = 'r1'`);
