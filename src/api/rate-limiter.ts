@@ -50,6 +50,20 @@ export function reserveSlot(state: PaceState, rule: RateRule | undefined, now: n
   return { kind: 'send', waitMs, state: { ...state, nextAt } };
 }
 
+/**
+ * The wait before a call goes, measured from the calls actually sent (`sentNextAt`: when the next would
+ * be due had each gone at the rate after the one before), and the state once it goes. Turns are reserved
+ * ahead (`reserveSlot`), but a process busy for a while wakes every call whose turn passed meanwhile at
+ * once: spaced from what was actually sent, they go at the rate again instead of together. Half an
+ * interval of slack keeps timer jitter from adding waits; it never lets more than `burst` go at once.
+ */
+export function spaceFromSent(sentNextAt: number, rule: RateRule, now: number): { waitMs: number; sentNextAt: number } {
+  const interval = 1000 / rule.requestsPerSecond;
+  const tolerance = (Math.max(1, Math.floor(rule.burst)) - 1) * interval + interval / 2;
+  const due = Math.max(sentNextAt, now);
+  return { waitMs: Math.max(0, due - tolerance - now), sentNextAt: due + interval };
+}
+
 /** The state after the service answered 429 with `Retry-After: retryAfterMs`: no call for that key before it has passed. */
 export function holdFor(state: PaceState, now: number, retryAfterMs: number): PaceState {
   return { ...state, holdUntil: Math.max(state.holdUntil, now + Math.max(0, retryAfterMs)) };
@@ -62,6 +76,8 @@ export function holdFor(state: PaceState, now: number, retryAfterMs: number): Pa
  */
 export class KeyRateLimiter {
   #state: PaceState = { nextAt: Number.NEGATIVE_INFINITY, holdUntil: Number.NEGATIVE_INFINITY };
+  /** When the next call would be due, counted from the calls actually sent (see `spaceFromSent`). */
+  #sentNextAt = Number.NEGATIVE_INFINITY;
   #rule: RateRule | undefined;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -91,12 +107,23 @@ export class KeyRateLimiter {
       const decision = reserveSlot(this.#state, paced ? this.#rule : undefined, now, maxWaitMs - (now - started));
       if (decision.kind === 'refuse') return decision.waitMs;
       this.#state = decision.state;
-      if (decision.waitMs <= 0) return undefined;
-      const holdBefore = this.#state.holdUntil;
-      await sleep(decision.waitMs, undefined, signal ? { signal } : {});
-      // A 429 that came while this call waited moves its turn behind the new hold (its old turn is dropped).
-      if (this.#state.holdUntil === holdBefore) return undefined;
+      if (decision.waitMs > 0) {
+        const holdBefore = this.#state.holdUntil;
+        await sleep(decision.waitMs, undefined, signal ? { signal } : {});
+        // A 429 that came while this call waited moves its turn behind the new hold (its old turn is dropped).
+        if (this.#state.holdUntil !== holdBefore) continue;
+      }
+      return paced && this.#rule ? this.#spaced(this.#rule, maxWaitMs - (this.now() - started), signal) : undefined;
     }
+  }
+
+  /** Waits, if need be, until the call is far enough from the calls actually sent (see `spaceFromSent`); refuses like `acquire`. */
+  async #spaced(rule: RateRule, maxWaitMs: number, signal?: AbortSignal): Promise<number | undefined> {
+    const spaced = spaceFromSent(this.#sentNextAt, rule, this.now());
+    if (spaced.waitMs > Math.max(0, maxWaitMs)) return spaced.waitMs;
+    this.#sentNextAt = spaced.sentNextAt;
+    if (spaced.waitMs > 0) await sleep(spaced.waitMs, undefined, signal ? { signal } : {});
+    return undefined;
   }
 
   /** The service answered 429 with `Retry-After`: every call of the key waits until it has passed. */

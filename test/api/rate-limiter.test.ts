@@ -1,5 +1,5 @@
 import { ResearchApiError, ResearchClient } from '../../src/api';
-import { holdFor, KeyRateLimiter, reserveSlot, type PaceState, type RateRule } from '../../src/api/rate-limiter';
+import { holdFor, KeyRateLimiter, reserveSlot, spaceFromSent, type PaceState, type RateRule } from '../../src/api/rate-limiter';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 
 const fresh: PaceState = { nextAt: Number.NEGATIVE_INFINITY, holdUntil: Number.NEGATIVE_INFINITY };
@@ -56,6 +56,32 @@ describe('reserveSlot: pacing calls of one key', () => {
   });
 });
 
+describe('spaceFromSent: calls that wake late go at the rate again', () => {
+  /** When calls that may go at `wokeAt` (each waiting as told) actually go, under `rule`. */
+  function sentTimes(rule: RateRule, wokeAt: readonly number[]): number[] {
+    let sentNextAt = Number.NEGATIVE_INFINITY;
+    return wokeAt.map((now) => {
+      const spaced = spaceFromSent(sentNextAt, rule, now);
+      sentNextAt = spaced.sentNextAt;
+      return now + spaced.waitMs;
+    });
+  }
+
+  it('adds no wait to calls that wake at their turns, jitter of up to half an interval included', () => {
+    const rule = { requestsPerSecond: 10, burst: 1 };
+    const woke = [0, 103, 200, 348, 400, 502, 640];
+    expect(sentTimes(rule, woke)).toEqual(woke);
+  });
+
+  it('after the process was busy for a second, the calls whose turns passed go at the rate again, not at once', () => {
+    // Turns at 0, 100, 200 … : calls 1-10 all wake at 1,050. The half interval of slack lets the second go 50 ms early.
+    const woke = [0, ...Array.from({ length: 10 }, () => 1_050)];
+    expect(sentTimes({ requestsPerSecond: 10, burst: 1 }, woke)).toEqual([0, 1_050, 1_100, 1_200, 1_300, 1_400, 1_500, 1_600, 1_700, 1_800, 1_900]);
+    // With a burst of 3, three go at once, then the rate.
+    expect(sentTimes({ requestsPerSecond: 10, burst: 3 }, woke).slice(1, 6)).toEqual([1_050, 1_050, 1_050, 1_100, 1_200]);
+  });
+});
+
 describe('KeyRateLimiter', () => {
   it('keeps the slower rule and the smaller burst of the clients sharing a key', () => {
     const limiter = new KeyRateLimiter();
@@ -103,6 +129,24 @@ describe('a client with requestsPerSecond against the emulator limiting the key'
     // 60 calls at 20/s, evenly spaced: about 3 s (the first goes at once).
     expect(seconds).toBeGreaterThan(2.8);
     expect(seconds).toBeLessThan(6);
+  });
+
+  it('calls waiting while the process is busy for a second go at the rate afterwards, not at once: none answered 429', async () => {
+    const strict = await startEmulator({ seed: 'client-stall', defaultCreditsUsd: 1_000, rateLimit: { requestsPerSecond: 20, burst: 2 } });
+    const client = new ResearchClient({ baseUrl: strict.url, apiKey: strict.defaultApiKey, requestsPerSecond: 20, timeoutMs: 20_000 });
+    try {
+      const calls = Promise.all(Array.from({ length: 40 }, (_, index) => search(client, index)));
+      // The event loop blocked for a second (a long GC, a busy worker): about 20 calls' turns pass meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const until = Date.now() + 1_000;
+      while (Date.now() < until);
+      const outcomes = await calls;
+      expect(outcomes.filter((outcome) => outcome !== 'ok')).toEqual([]);
+      expect(strict.stats.snapshot().requests.search?.['429'] ?? 0).toBe(0);
+    } finally {
+      await client.close();
+      await strict.close();
+    }
   });
 
   it('refuses unsent, as a 429 with its wait, a call whose turn is beyond half its time limit', async () => {
