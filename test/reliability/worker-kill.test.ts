@@ -58,17 +58,30 @@ describeScenarios('reliability: worker processes killed with SIGKILL mid-call', 
         ARTIFACT_DIR: path.join(dir, 'artifacts'),
         LOG_LEVEL: 'warn',
       },
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // What the worker last wrote (its warnings and errors), and how it ended: a wait that times out says both.
+    let output = '';
+    let ended = '';
+    const keep = (chunk: string) => (output = (output + chunk).slice(-2_000));
+    worker.stdout.setEncoding('utf8').on('data', keep);
+    worker.stderr.setEncoding('utf8').on('data', keep);
+    worker.once(
+      'exit',
+      (code, signal) => (ended = `worker ${worker.pid} ended (${signal ?? `exit code ${code}`}); its output ended: ${output || '(nothing)'}`),
+    );
+    lastWorker = () => ended || `worker ${worker.pid} running; its output ended: ${output || '(nothing)'}`;
     workers.push(worker);
     return worker;
   }
+  /** The state of the worker started last, for a wait that timed out. */
+  let lastWorker = (): string => 'no worker started';
 
   /** Waits until `predicate` holds, checking every 50 ms (real time), or fails naming what it waited for. */
   async function until(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await predicate())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${lastWorker()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -120,7 +133,8 @@ budget_usd: 20
       for (const share of [0.25, 0.6]) {
         await until(() => answered() >= Math.ceil(items * share), `${share * 100} % of the calls answered`, 120_000);
         const calls = inFlight();
-        await until(() => inFlight() > calls, 'a paid call in flight', 60_000);
+        // A new call starts when an item ends and frees its slot (for DeepResearch, once its task is seen finished).
+        await until(() => inFlight() > calls, 'a paid call in flight', 120_000);
         worker.kill('SIGKILL');
         kills.push(`after ${answered()} of ${items} calls answered`);
         worker = startWorker(taskQueue);
