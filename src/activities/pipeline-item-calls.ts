@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure, log } from '@temporalio/activity';
 import { ResearchApiError, type AnswerRequest, type ResearchClient } from '../api';
 import type { ItemRequest } from '../pipelines/render-item';
+import { roundUsd } from '../domain/budget';
 import { FailureType } from '../domain/failures';
 import type { PipelineItemOutcome } from '../domain/pipeline-types';
 import { attemptLog } from './attempt-log';
@@ -49,10 +50,8 @@ async function paidCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** USD rounded to the micro-dollar. */
-export function roundMicros(usd: number): number {
-  return Math.round(usd * 1_000_000) / 1_000_000;
-}
+/** USD rounded to the micro-dollar (the ledger's `roundUsd`). */
+export const roundMicros = roundUsd;
 
 /**
  * The failure of an item's call, carrying what earlier attempts that sent the call and never reported

@@ -4,6 +4,7 @@ import { ItemError } from '../pipelines/item-keys';
 import { renderItemRequest } from '../pipelines/render-item';
 import { keptByWhere, planSteps, stepReserves } from '../pipelines/step-plan';
 import { readAhead } from '../shared/read-ahead';
+import { roundUsd } from '../domain/budget';
 import type { ItemCursor, RunContext, SourceItem } from '../pipelines/types';
 import type { PlannedItem, PlannedPage } from '../domain/pipeline-types';
 import type { ActivityDeps } from './deps';
@@ -88,7 +89,7 @@ async function planItem(
     return {
       ...planned,
       stepwise: { value: item.value, reserves },
-      reserveUsd: Math.round(reserves.reduce((sum, usd) => sum + usd, 0) * 1_000_000) / 1_000_000,
+      reserveUsd: roundUsd(reserves.reduce((sum, usd) => sum + usd, 0)),
       ...(unbounded ? { priceUnbounded: true } : {}),
       ...(earlier ? { attempts: 0 } : {}),
       ...(generation ? { generation } : {}),

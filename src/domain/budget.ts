@@ -4,6 +4,9 @@ import type { BudgetLedger, BudgetRaise, PlannedItem } from './pipeline-types';
 const micros = (usd: number): number => Math.round(usd * 1_000_000);
 const usd = (value: number): number => value / 1_000_000;
 
+/** USD rounded to the micro-dollar, as the ledger keeps it. */
+export const roundUsd = (value: number): number => usd(micros(value));
+
 /** `a + b` in USD, added in whole micro-dollars so many small amounts never drift. */
 export function addUsd(a: number, b: number): number {
   return usd(micros(a) + micros(b));
@@ -57,5 +60,5 @@ export const UNBOUNDED_RESERVE_FACTOR = 2;
  */
 export function reserveFor(item: PlannedItem, observedMaxUsd: number | undefined): number {
   if (!item.priceUnbounded || observedMaxUsd === undefined) return item.reserveUsd;
-  return Math.max(item.reserveUsd, Math.round(observedMaxUsd * UNBOUNDED_RESERVE_FACTOR * 1_000_000) / 1_000_000);
+  return Math.max(item.reserveUsd, roundUsd(observedMaxUsd * UNBOUNDED_RESERVE_FACTOR));
 }

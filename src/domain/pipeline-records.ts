@@ -1,20 +1,11 @@
-import type { ArtifactRef, StoredOutputs } from './artifacts';
-import type { ItemStatus, PipelineItemRecord, PipelineStepRecord } from './pipeline-types';
+import { roundUsd } from './budget';
+import type { PipelineItemRecord } from './pipeline-types';
 
-/** How an item ended, as far as its record tells. */
-export interface EndedItem {
-  status: ItemStatus;
-  costUsd: number;
-  workflowId?: string;
-  outputs?: StoredOutputs;
-  result?: ArtifactRef;
-  error?: string;
-  possiblyChargedUsd?: number;
-  openAtService?: PipelineItemRecord['openAtService'];
-  steps?: PipelineStepRecord[];
-}
-
-const roundUsd = (usd: number): number => Math.round(usd * 1_000_000) / 1_000_000;
+/** How an item ended, as far as its record tells: the record's own fields of an ended item. */
+export type EndedItem = Pick<
+  PipelineItemRecord,
+  'status' | 'costUsd' | 'workflowId' | 'outputs' | 'result' | 'error' | 'possiblyChargedUsd' | 'openAtService' | 'steps'
+>;
 
 /**
  * An ended item's record, as the run writes it, or the batch activity that ran the item: what earlier

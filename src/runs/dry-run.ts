@@ -1,5 +1,6 @@
 import type { PreviewWorkflowRequest, PreviewWorkflowResponse } from '../api/schemas';
 import { ResearchApiError } from '../api/errors';
+import { roundUsd } from '../domain/budget';
 import { pipelineItemWorkflowId, pipelineRunWorkflowId, researchBatchWorkflowId } from '../domain/ids';
 import { estimateItem, estimateRun, PREVIEW_ROUTE, sumEstimates } from '../pipelines/estimate';
 import { itemSource } from '../pipelines/input-source';
@@ -189,7 +190,7 @@ export async function dryRunPipeline(loaded: LoadedPipeline, options: DryRunOpti
   const headroomUsd = tally
     ? Math.max(0, reservePerItemUsd - (count > 0 ? estimate.usd / count : 0))
     : itemEstimates.reduce((most, item) => Math.max(most, Math.max(item.usd, item.maxUsd) - item.usd), 0);
-  const budgetNeededUsd = Math.round((estimate.usd + headroomUsd) * 1_000_000) / 1_000_000;
+  const budgetNeededUsd = roundUsd(estimate.usd + headroomUsd);
   if (previews.size > 0) estimate.calls[PREVIEW_ROUTE] = previews.size;
   const schedule = definition.schedule;
   return {

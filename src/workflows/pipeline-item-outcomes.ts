@@ -1,5 +1,6 @@
 import type { StoredOutputs } from '../domain/artifacts';
 import { failureMessage, failureType } from './failure-info';
+import { roundUsd } from '../domain/budget';
 import { FailureType } from '../domain/failures';
 import type { ItemSettledReport } from '../domain/pipeline-types';
 import type { ItemOutcome } from './pipeline-run-model';
@@ -149,9 +150,4 @@ export function failedBatchOutcomes(error: unknown, items: Array<{ key: string; 
     const entry = ended.get(key);
     return entry ? batchEntryOutcome(entry, reserveUsd) : failedItemCallOutcome(error, reserveUsd);
   });
-}
-
-/** USD rounded to the micro-dollar, as the ledger keeps it. */
-function roundUsd(usd: number): number {
-  return Math.round(usd * 1_000_000) / 1_000_000;
 }

@@ -1,41 +1,27 @@
 import type { ItemCursor } from '../pipelines/types';
-import { fitsBudget, reserve, reserveFor, settle, raiseBudget } from '../domain/budget';
+import { fitsBudget, reserve, reserveFor, roundUsd, settle, raiseBudget } from '../domain/budget';
 import { estimateTimeLeft, runDetails } from './pipeline-progress';
 import { keepLast } from '../domain/keep-last';
-import { itemRecordOf } from '../domain/pipeline-records';
+import { itemRecordOf, type EndedItem } from '../domain/pipeline-records';
 import { decideNext, refill, shouldRetry, type RateBucket, type WindowDecision } from './pipeline-window';
 import type {
   BudgetLedger,
   BudgetRaise,
-  ItemStatus,
   PipelineCounts,
   PipelineItemRecord,
   PipelineOutputs,
   PipelineRunCarried,
   PipelineRunPhase,
   PipelineRunState,
-  PipelineStepRecord,
   PlannedItem,
   PlannedPage,
   StepPosition,
 } from '../domain/pipeline-types';
-import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
 /** How one started item ended, as the workflow saw it. */
 export type ItemOutcome =
-  | {
-      status: ItemStatus;
-      costUsd: number;
-      workflowId?: string;
-      outputs?: StoredOutputs;
-      result?: ArtifactRef;
-      error?: string;
+  | (EndedItem & {
       failureType?: string;
-      possiblyChargedUsd?: number;
-      /** A cancelled item whose task the service would not cancel (it waits at a checkpoint): a resumed run follows it rather than create another. */
-      openAtService?: PipelineItemRecord['openAtService'];
-      /** A `steps:` item: each step as it ended (`costUsd` is their sum). */
-      steps?: PipelineStepRecord[];
       /**
        * The money was settled step by step as each step ended (`settleStep`): the item's end releases what
        * it still holds, and only `possiblyChargedUsd` (a step that may have been charged) follows a retry.
@@ -43,7 +29,7 @@ export type ItemOutcome =
       settledBySteps?: boolean;
       /** Its record is stored already (a batch's activity wrote it beside the result): the run does not write it. */
       recorded?: boolean;
-    }
+    })
   /** The service refused for credits (402): the item goes back to the queue and the run waits for `resume`. */
   | { status: 'credits_exhausted' };
 
@@ -573,11 +559,6 @@ export class PipelineRunModel {
         : {}),
     };
   }
-}
-
-/** USD rounded to the micro-dollar, as the ledger keeps it. */
-function roundUsd(usd: number): number {
-  return Math.round(usd * 1_000_000) / 1_000_000;
 }
 
 /** The state of a run's first execution. */

@@ -1,6 +1,7 @@
 import type { PipelineRunRef } from '../activities/pipeline-items';
 import type { PlanPipelineStepInput } from '../activities/pipeline-steps';
 import type { SequenceStepSpec } from '../pipelines/step-kind';
+import { roundUsd } from '../domain/budget';
 import type { PipelineStepRecord, PlannedItem, StepPosition } from '../domain/pipeline-types';
 import type { ItemOutcome } from './pipeline-run-model';
 
@@ -8,8 +9,6 @@ import type { ItemOutcome } from './pipeline-run-model';
 // money each way of ending counts is tested apart from the workflow.
 
 type Ended = Extract<ItemOutcome, { costUsd: number }>;
-
-const roundUsd = (usd: number): number => Math.round(usd * 1_000_000) / 1_000_000;
 
 /** A step's record from how its request ended. */
 export function stepRecordOf(step: Pick<SequenceStepSpec, 'id' | 'kind'>, outcome: Ended, now: number): PipelineStepRecord {
