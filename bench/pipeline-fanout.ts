@@ -445,7 +445,7 @@ export async function runFanoutProcess(
     '--rows',
   ];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace },
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';

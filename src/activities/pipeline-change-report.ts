@@ -1,9 +1,9 @@
-import { posix } from 'node:path';
 import { compareRuns, formatChangeReport, type ComparableItem } from '../pipelines/change-report';
 import type { ItemResultView } from '../pipelines/fan-in';
 import { comparableStep } from '../pipelines/fan-in-steps';
 import { readAhead } from '../shared/read-ahead';
-import { readJson, viewAndRecordOf, VIEWS_READ_AHEAD } from './pipeline-item-views';
+import { viewAndRecordOf, VIEWS_READ_AHEAD } from './pipeline-item-views';
+import { readJsonIfStored, recordedItemKeys } from './pipeline-items';
 import type { ArtifactStore } from './store';
 import type { ArtifactRef } from '../domain/artifacts';
 import { contentTypeOf } from './filenames';
@@ -30,15 +30,9 @@ export async function markLatestRun(store: ArtifactStore, pipeline: string, run:
  * result, VIEWS_READ_AHEAD items at a time (a recurring run may have 100,000 items).
  */
 async function previousItems(store: ArtifactStore, prefix: string): Promise<Map<string, ComparableItem>> {
-  const folder = `${prefix}/items/`;
   const items = new Map<string, ComparableItem>();
-  // Item records only: a steps: item's step records sit in a folder of its own under items/.
-  const keys = (await store.keys(folder)).map((key) => key.slice(folder.length)).filter((name) => name.endsWith('.json') && !name.includes('/'));
-  const views = readAhead(keys, VIEWS_READ_AHEAD, (name) => viewAndRecordOf(store, prefix, posix.basename(name, '.json'), 0));
-  for await (const [name, { view, record }] of views) {
-    if (!record) continue;
-    items.set(posix.basename(name, '.json'), comparable(view, record.outputs?.report?.sha256));
-  }
+  const views = readAhead(await recordedItemKeys(store, prefix), VIEWS_READ_AHEAD, (key) => viewAndRecordOf(store, prefix, key, 0));
+  for await (const [key, { view, record }] of views) if (record) items.set(key, comparable(view, record.outputs?.report?.sha256));
   return items;
 }
 
@@ -51,10 +45,8 @@ export async function writeChangeReport(
   run: { pipeline: string; runKey: string; prefix: string },
   current: Map<string, ComparableItem>,
 ): Promise<ArtifactRef | undefined> {
-  const pointer = await store.stat(latestKey(run.pipeline));
-  if (!pointer) return undefined;
-  const previous = (await readJson(store, pointer.key)) as { runKey: string; prefix: string };
-  if (previous.prefix === run.prefix) return undefined;
+  const previous = (await readJsonIfStored(store, latestKey(run.pipeline))) as { runKey: string; prefix: string } | undefined;
+  if (!previous || previous.prefix === run.prefix) return undefined;
   const report = compareRuns({ run: previous.runKey, items: await previousItems(store, previous.prefix) }, { run: run.runKey, items: current });
   await store.put(`${run.prefix}/outputs/changes.json`, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
   return store.put(`${run.prefix}/outputs/changes.md`, formatChangeReport(report, run.pipeline), contentTypeOf('changes.md'));

@@ -8,7 +8,9 @@ import type { PipelineItemRecord, PipelineStepRecord } from '../domain/pipeline-
 import { readAhead } from '../shared/read-ahead';
 import { heartbeat } from './context';
 import { checkedKeyPrefix } from './errors';
-import { itemRecordKey, keyOf, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
+import { itemRecordKey, keyOf, readJson, readSourcePage, runContext, type PipelineRunRef } from './pipeline-items';
+
+export { readJson };
 import { ArtifactNotFoundError, type ArtifactStore } from './store';
 import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 
@@ -16,11 +18,6 @@ import type { ArtifactRef, StoredOutputs } from '../domain/artifacts';
 const MAX_INLINE_BYTES = 2 * 1024 * 1024;
 /** Input items read per page while visiting a run's items. */
 const PAGE = 500;
-
-/** A JSON file of the store, parsed. */
-export async function readJson(store: ArtifactStore, key: string): Promise<unknown> {
-  return JSON.parse(Buffer.from(await store.get(key)).toString('utf8'));
-}
 
 /** The entries of a list that name a web address (`{ url, title }`), as sources. */
 export function webSources(list: unknown): Array<{ title?: string; url: string }> {

@@ -32,16 +32,19 @@ export interface RecordPipelineItemsInput {
   records: PipelineItemRecord[];
 }
 
+/** A JSON file of the store, parsed. */
+export async function readJson(store: ArtifactStore, key: string): Promise<unknown> {
+  return JSON.parse(Buffer.from(await store.get(key)).toString('utf8'));
+}
+
 /** A JSON file of the store, parsed, or undefined when the key holds nothing: one read, no `stat` before it. */
 export async function readJsonIfStored(store: ArtifactStore, key: string): Promise<unknown> {
-  let bytes: Uint8Array;
   try {
-    bytes = await store.get(key);
+    return await readJson(store, key);
   } catch (error) {
     if (error instanceof ArtifactNotFoundError) return undefined;
     throw error;
   }
-  return JSON.parse(Buffer.from(bytes).toString('utf8'));
 }
 
 /**
@@ -56,6 +59,15 @@ export async function readStoredRecord<T>(store: ArtifactStore, key: string): Pr
     if (error instanceof SyntaxError) return undefined;
     throw error;
   }
+}
+
+/** The keys of the items of a run that have a record, sorted (`<prefix>/items/<key>.json`), from the store's listing alone. */
+export async function recordedItemKeys(store: ArtifactStore, prefix: string): Promise<string[]> {
+  const folder = `${prefix}/items/`;
+  return (await store.keys(folder))
+    .map((key) => key.slice(folder.length))
+    .filter((name) => name.endsWith('.json') && !name.includes('/'))
+    .map((name) => name.slice(0, -'.json'.length));
 }
 
 /** The record an earlier execution of a run left for an item, if any (see `readStoredRecord`). */

@@ -8,7 +8,7 @@ import { rowStepId } from '../pipelines/step-kind';
 import type { PipelineDefinition } from '../pipelines/types';
 import { heartbeat } from './context';
 import type { ActivityDeps } from './deps';
-import { itemRecordKey, readJsonIfStored } from './pipeline-items';
+import { itemRecordKey, readJsonIfStored, recordedItemKeys } from './pipeline-items';
 import { readAhead } from '../shared/read-ahead';
 import { readJson } from './pipeline-item-views';
 import type { ArtifactStore } from './store';
@@ -175,12 +175,10 @@ const RECORDS_READ_AHEAD = 16;
  * items is never held whole.
  */
 export async function* sinkRows(store: ArtifactStore, input: SinkPipelineRowsInput): AsyncGenerator<SinkRow> {
-  const folder = `${input.prefix}/items/`;
   const oneStepId = rowStepId(input.definition);
   const run = { pipeline: input.definition.name, runKey: input.runKey };
-  const names = (await store.keys(folder)).map((key) => key.slice(folder.length)).filter((name) => name.endsWith('.json') && !name.includes('/'));
-  const rowsOfItems = readAhead(names, RECORDS_READ_AHEAD, async (name) =>
-    rowsOf(store, run, (await readJson(store, `${folder}${name}`)) as PipelineItemRecord, oneStepId),
+  const rowsOfItems = readAhead(await recordedItemKeys(store, input.prefix), RECORDS_READ_AHEAD, async (key) =>
+    rowsOf(store, run, (await readJson(store, itemRecordKey(input.prefix, key))) as PipelineItemRecord, oneStepId),
   );
   for await (const [, rows] of rowsOfItems) yield* rows;
 }
