@@ -2,7 +2,6 @@ import { MODES, type ResearchMode } from '../api/schemas';
 import type { PipelineDefinition } from './definition-schema';
 import type { ItemRequest } from './render-item';
 import { stepSpec, type StepSpec } from './step-kind';
-import { roundUsd } from '../domain/budget';
 import type { CostEstimate } from './types';
 
 // Prices of spec section 1 and 8. Search is priced per thousand tokens of the results returned, so
@@ -24,7 +23,7 @@ const ROUTES = {
   contents: 'POST /v1/contents',
 } as const;
 
-const round = roundUsd;
+const round = (usd: number): number => Math.round(usd * 1_000_000) / 1_000_000;
 const one = (route: string, usd: number, maxUsd = usd, notes: string[] = []): CostEstimate => ({
   usd: round(usd),
   maxUsd: round(maxUsd),
